@@ -1,0 +1,62 @@
+"""`heredoc-lsp` entry point: dispatches to one module per subcommand.
+
+Each subcommand module exposes ``add_parser(subparsers)`` and ``run(args) -> int`` and keeps heavy imports
+(pygls, lsprotocol, rich) inside ``run`` so that ``check`` and ``parse`` start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from heredoc_lsp import __version__
+
+# subcommand name -> module under heredoc_lsp.cli
+SUBCOMMANDS: dict[str, str] = {
+    "check": "check",
+    "parse": "parse",
+    "run": "run",
+    "apply": "apply",
+    "agent": "agent",
+    "lsp": "lsp",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        # Usage errors exit 2 with one clear line, never a traceback.
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="heredoc-lsp", description="Check, parse and run heredoc command scripts and agent replies.")
+    parser.add_argument("--version", action="version", version=f"heredoc-lsp {__version__}")
+    sub = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=_Parser)
+    for name, module_name in SUBCOMMANDS.items():
+        try:
+            module = importlib.import_module(f"heredoc_lsp.cli.{module_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"heredoc_lsp.cli.{module_name}":
+                raise
+            continue  # subcommand not built yet
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "subcommand", None) or not hasattr(args, "handler"):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.handler(args))
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 1

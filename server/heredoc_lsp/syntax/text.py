@@ -1,0 +1,83 @@
+"""The text model shared by every format (SPEC §1).
+
+Lines end at ``\\r\\n``, ``\\n`` or a lone ``\\r`` and nowhere else; a terminator at the very end does not start
+another line. "Trim" and "blank" mean ASCII space, tab, form feed and vertical tab only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+BLANK_CHARS = " \t\f\v"
+BOM = "\ufeff"
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LINE_BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """Split ``text`` into lines without their terminators (never ``str.splitlines``)."""
+    lines = text.split("\n") if "\r" not in text else _LINE_BREAK.split(text)
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def split_lines_keepends(text: str) -> list[str]:
+    """Split ``text`` into lines that keep their terminators (same line model as :func:`split_lines`)."""
+    out: list[str] = []
+    start = 0
+    for m in _LINE_BREAK.finditer(text):
+        out.append(text[start : m.end()])
+        start = m.end()
+    if start < len(text):
+        out.append(text[start:])
+    return out
+
+
+def trim(s: str) -> str:
+    """Remove ASCII space, tab, form feed and vertical tab at both ends."""
+    return s.strip(BLANK_CHARS)
+
+
+def trim_start(s: str) -> str:
+    return s.lstrip(BLANK_CHARS)
+
+
+def trim_end(s: str) -> str:
+    return s.rstrip(BLANK_CHARS)
+
+
+def is_blank(s: str) -> bool:
+    """True when ``s`` holds nothing but ASCII blanks."""
+    return not s.strip(BLANK_CHARS)
+
+
+def strip_bom(text: str) -> tuple[str, bool]:
+    """Remove a leading BOM; return the text and whether there was one."""
+    if text.startswith(BOM):
+        return text[1:], True
+    return text, False
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedText:
+    """Bytes decoded per SPEC §1: BOM removed, invalid UTF-8 replaced."""
+
+    text: str
+    had_bom: bool
+    first_invalid_line: int | None  # 0-based line of the first invalid byte, None when valid
+
+
+def decode_bytes(data: bytes) -> DecodedText:
+    """Decode file bytes as UTF-8 with replacement, noting the first line with an invalid sequence."""
+    bad_line: int | None = None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad_line = len(_LINE_BREAK_BYTES.findall(data, 0, exc.start))
+        # A CRLF split by the error position would be counted as CR alone: harmless, CR and CRLF both end a line.
+        text = data.decode("utf-8", errors="replace")
+    text, bom = strip_bom(text)
+    return DecodedText(text=text, had_bom=bom, first_invalid_line=bad_line)
