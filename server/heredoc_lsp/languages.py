@@ -50,7 +50,13 @@ def language_from_path(path: str | PurePath) -> Language | None:
         if parent == "inbox":
             return Language.INBOX
         stem = p.stem
-        if parent == "outbox" and len(stem) > 8 and stem[-8:-4] == "_seq" and stem[-4:].isdigit() and stem[-4:].isascii():
+        if (
+            parent == "outbox"
+            and len(stem) > 8
+            and stem[-8:-4] == "_seq"
+            and stem[-4:].isdigit()
+            and stem[-4:].isascii()
+        ):
             return Language.OUTBOX
     return None
 

@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="heredoc-lsp", description="Check, parse and run heredoc command scripts and agent replies.")
     parser.add_argument("--version", action="version", version=f"heredoc-lsp {__version__}")
     sub = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=_Parser)
-    for name, module_name in SUBCOMMANDS.items():
+    for module_name in SUBCOMMANDS.values():
         try:
             module = importlib.import_module(f"heredoc_lsp.cli.{module_name}")
         except ModuleNotFoundError as exc:
