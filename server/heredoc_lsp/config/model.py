@@ -1,0 +1,83 @@
+"""The configuration as typed, immutable values (SPEC §8). No I/O here; see :mod:`heredoc_lsp.config.load`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from heredoc_lsp.syntax.schema import CommandSchema
+
+Compat = Literal["arca-cli"]
+OutputFormat = Literal["text", "json"]
+Sandbox = Literal["auto", "bwrap", "none"]
+Confirm = Literal["always", "never"]
+
+DEFAULT_RUNNER: tuple[str, ...] = ("/bin/sh", "-c", "{command}")
+CONFIG_FILE_NAME = "heredoc-lsp.toml"
+PYPROJECT_FILE_NAME = "pyproject.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutorSettings:
+    """The ``[executor]`` table: how commands run (SPEC §6)."""
+
+    timeout_s: float = 30
+    sandbox: Sandbox = "auto"
+    allow_network: bool = False
+    max_output_chars: int = 4000
+    confirm: Confirm = "always"
+    env: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Everything heredoc-lsp reads from ``heredoc-lsp.toml`` / ``[tool.heredoc-lsp]``, with defaults filled in.
+
+    ``source`` is the file it came from (None for the built-in defaults). ``commands`` maps a configured command
+    name to its body schema; look it up with :func:`heredoc_lsp.syntax.schema.lookup_schema`.
+    """
+
+    compat: Compat | None = None
+    cli_output: OutputFormat = "text"
+    script_runner: tuple[str, ...] = DEFAULT_RUNNER
+    executor: ExecutorSettings = field(default_factory=ExecutorSettings)
+    commands: Mapping[str, CommandSchema] = field(default_factory=dict)
+    source: Path | None = None
+
+
+DEFAULT_CONFIG = Config()
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigProblem:
+    """One thing wrong in a config file. ``line`` and ``column`` are 1-based; 0 when unknown."""
+
+    path: Path | None
+    line: int
+    column: int
+    key: str
+    message: str
+
+    def format(self, display_path: str | None = None) -> str:
+        """``heredoc-lsp.toml:12: error: executor.timeout_s: expected ...``"""
+        where = display_path if display_path is not None else (str(self.path) if self.path else "<settings>")
+        if self.line > 0:
+            where = f"{where}:{self.line}"
+        return f"{where}: error: {self.message}"
+
+
+class ConfigError(Exception):
+    """A config file that cannot be used. Holds every problem found, in file order."""
+
+    def __init__(self, problems: tuple[ConfigProblem, ...]) -> None:
+        super().__init__("\n".join(p.format() for p in problems))
+        self.problems = problems
+
+    @property
+    def path(self) -> Path | None:
+        return self.problems[0].path if self.problems else None
+
+    def format(self, display_path: str | None = None) -> str:
+        return "\n".join(p.format(display_path) for p in self.problems)
