@@ -1,0 +1,169 @@
+"""One entry point from document text to everything wrong with it, shared by ``check``, ``parse`` and the
+language server: parser diagnostics, workspace checks (inbox replies), then suppressions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from heredoc_lsp.analysis.suppress import TextEdit, apply_suppressions, find_suppressions, suppression_edit
+from heredoc_lsp.config.model import DEFAULT_CONFIG, Config
+from heredoc_lsp.languages import Language
+from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity
+from heredoc_lsp.syntax.text import split_lines
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from heredoc_lsp.syntax.cli import CliScript
+    from heredoc_lsp.syntax.inbox import InboxReply
+    from heredoc_lsp.syntax.outbox import Outbox
+    from heredoc_lsp.syntax.params import ParamsBody
+
+    Tree: TypeAlias = CliScript | ParamsBody | InboxReply | Outbox
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """The result of :func:`analyze`. ``diagnostics`` are final (suppressed ones removed), sorted by position."""
+
+    language: Language
+    lines: Sequence[str]
+    tree: Tree
+    diagnostics: tuple[Diagnostic, ...]
+    suppressed: tuple[Diagnostic, ...]
+    newline: str
+    had_bom: bool = False
+    workspace: Path | None = None
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity == Severity.ERROR for d in self.diagnostics)
+
+    def suppression_edit(self, diagnostic: Diagnostic, *, whole_file: bool = False) -> TextEdit | None:
+        """The edit inserting (or extending) a ``# heredoc-lsp: disable=`` directive for ``diagnostic``; None for
+        formats without directives (outbox, stand-alone bodies)."""
+        from heredoc_lsp.analysis.layouts import layout_for
+
+        layout = layout_for(self.language, self.lines, self.tree)
+        return suppression_edit(self.lines, layout, diagnostic, newline=self.newline, whole_file=whole_file)
+
+
+def _newline_of(text: str) -> str:
+    for i, c in enumerate(text):
+        if c == "\n":
+            return "\n"
+        if c == "\r":
+            return "\r\n" if text.startswith("\n", i + 1) else "\r"
+    return "\n"
+
+
+def _position(d: Diagnostic) -> tuple[int, int, int, int]:
+    return (d.span.start_line, d.span.start_col, int(d.severity), 0)
+
+
+def analyze(
+    text: str,
+    language: Language,
+    config: Config = DEFAULT_CONFIG,
+    *,
+    path: Path | None = None,
+    workspace: Path | None = None,
+    command: str | None = None,
+    had_bom: bool = False,
+    extra_diagnostics: Sequence[Diagnostic] = (),
+) -> Analysis:
+    """Parse ``text`` (decoded, BOM removed) as ``language`` and return its final diagnostics.
+
+    ``workspace``: the root that inbox paths are relative to; when given, the file-system checks run (the only I/O
+    here). ``command``: for a stand-alone structured body, the command whose schema applies. ``extra_diagnostics``
+    (e.g. ``invalid_encoding`` from :func:`heredoc_lsp.analysis.decode.decode_document`) join the parser's and can
+    be suppressed like them. ``path`` is informational.
+    """
+    del path  # reserved: the document's location does not change how it parses
+    lines = split_lines(text)
+    tree: Tree
+    found: list[Diagnostic] = list(extra_diagnostics)
+    if language is Language.CLI:
+        from heredoc_lsp.syntax.cli import parse_cli
+
+        tree = parse_cli(lines, config.commands, config.compat)
+    elif language is Language.PARAMS:
+        from heredoc_lsp.syntax.params import parse_params
+        from heredoc_lsp.syntax.schema import lookup_schema
+
+        schema = lookup_schema(config.commands, command) if command else None
+        tree = parse_params(lines, schema)
+    elif language is Language.INBOX:
+        from heredoc_lsp.syntax.inbox import parse_inbox
+
+        tree = parse_inbox(lines)
+        if workspace is not None:
+            from heredoc_lsp.analysis.workspace import workspace_diagnostics
+
+            found.extend(workspace_diagnostics(tree, workspace))
+    else:
+        from heredoc_lsp.syntax.outbox import parse_outbox
+
+        tree = parse_outbox(lines)
+    found.extend(tree.diagnostics)
+    kept: list[Diagnostic] = found
+    suppressed: list[Diagnostic] = []
+    if found and "heredoc-lsp" in text:  # directives are rare: skip the layout work for most documents
+        from heredoc_lsp.analysis.layouts import layout_for
+
+        kept, suppressed = apply_suppressions(found, find_suppressions(lines, layout_for(language, lines, tree)))
+    kept.sort(key=_position)
+    return Analysis(
+        language=language,
+        lines=lines,
+        tree=tree,
+        diagnostics=tuple(kept),
+        suppressed=tuple(suppressed),
+        newline=_newline_of(text),
+        had_bom=had_bom,
+        workspace=workspace,
+    )
+
+
+def analyze_bytes(
+    data: bytes,
+    language: Language,
+    config: Config = DEFAULT_CONFIG,
+    *,
+    path: Path | None = None,
+    workspace: Path | None = None,
+    command: str | None = None,
+) -> Analysis:
+    """:func:`analyze` for a file's bytes: BOM removed, invalid UTF-8 replaced and reported (``invalid_encoding``)."""
+    from heredoc_lsp.analysis.decode import decode_document
+
+    doc = decode_document(data)
+    return analyze(
+        doc.text,
+        language,
+        config,
+        path=path,
+        workspace=workspace,
+        command=command,
+        had_bom=doc.had_bom,
+        extra_diagnostics=doc.diagnostics,
+    )
+
+
+def default_workspace(path: Path, config: Config | None = None) -> Path:
+    """The workspace root used for an inbox reply outside an editor (``check``, ``parse``).
+
+    ``<root>/inbox/x.txt`` and ``<root>/inbox/processed/x.txt`` (the agent loop's layout) -> ``<root>``; else the
+    directory of the config file that applies; else the reply's own directory.
+    """
+    parent = path.absolute().parent
+    if parent.name == "inbox":
+        return parent.parent
+    if parent.name == "processed" and parent.parent.name == "inbox":
+        return parent.parent.parent
+    if config is not None and config.source is not None:
+        return config.source.absolute().parent
+    return parent

@@ -1,0 +1,177 @@
+"""``# heredoc-lsp: disable=CODE[,CODE]`` suppressions, and the edit that adds one (for the quick fix).
+
+Where a directive may be written: a full-line comment of a ``.cli`` script (outside any heredoc body), or a prose
+line of an inbox reply (outside any block). Inside a heredoc body or a block body the same text is content and
+does nothing. Outbox files and stand-alone structured bodies have no comments, hence no directives.
+
+What a directive silences:
+
+- written before the first command of the file: the listed codes in the whole file;
+- otherwise: the listed codes on the next line that is not itself a directive (consecutive directives add up);
+  when that line starts a command, the whole command is covered — its heredoc or block body and its closing line
+  included — so problems inside a body can be silenced from the line above the command.
+
+A diagnostic is matched by the line where its range starts. Codes are written as they appear in diagnostics
+(snake_case); after the list, only blanks may follow.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
+from heredoc_lsp.syntax.text import trim
+
+DIRECTIVE_PREFIX = "# heredoc-lsp: disable="
+_DIRECTIVE = re.compile(
+    r"#[ \t]*heredoc-lsp[ \t]*:[ \t]*disable[ \t]*=[ \t]*([A-Za-z0-9_]+(?:[ \t]*,[ \t]*[A-Za-z0-9_]+)*)[ \t]*,?[ \t]*"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where directives can be, and what a directive before a line covers.
+
+    ``directive_lines``: lines that are comments (``.cli``) or prose (inbox), sorted. ``statements``: sorted
+    half-open line extents of commands, bodies and closers included. Empty for formats without directives.
+    """
+
+    directive_lines: tuple[int, ...] = ()
+    statements: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def first_statement(self) -> int | None:
+        return self.statements[0][0] if self.statements else None
+
+    def statement_at(self, line: int) -> tuple[int, int] | None:
+        """The extent of the statement containing ``line``."""
+        i = bisect.bisect_right(self.statements, (line, 1 << 62)) - 1
+        if i >= 0 and self.statements[i][0] <= line < self.statements[i][1]:
+            return self.statements[i]
+        return None
+
+
+NO_DIRECTIVES = Layout()
+
+
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    """One directive: its line, its codes, and the half-open line range it covers (the whole file when
+    ``file_wide``)."""
+
+    line: int
+    codes: frozenset[str]
+    file_wide: bool
+    covers: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    """Replace ``span`` (0-based lines, code-point columns) with ``new_text``."""
+
+    span: Span
+    new_text: str
+
+
+def parse_directive(line: str) -> tuple[str, ...] | None:
+    """The codes of a directive line, in order, or None when the line is not one."""
+    m = _DIRECTIVE.fullmatch(trim(line))
+    if m is None:
+        return None
+    return tuple(c.strip(" \t") for c in m.group(1).split(","))
+
+
+def find_suppressions(lines: Sequence[str], layout: Layout) -> list[Suppression]:
+    if not layout.directive_lines:
+        return []
+    found: dict[int, tuple[str, ...]] = {}
+    for n in layout.directive_lines:
+        if n < len(lines) and "heredoc-lsp" in lines[n]:
+            codes = parse_directive(lines[n])
+            if codes is not None:
+                found[n] = codes
+    first = layout.first_statement
+    out: list[Suppression] = []
+    for n, codes in found.items():
+        if first is None or n < first:
+            out.append(Suppression(n, frozenset(codes), True, (0, len(lines))))
+            continue
+        target = n + 1
+        while target in found:
+            target += 1
+        extent = layout.statement_at(target)
+        covers = extent if extent is not None and extent[0] == target else (target, target + 1)
+        out.append(Suppression(n, frozenset(codes), False, covers))
+    return out
+
+
+def apply_suppressions(
+    diagnostics: Iterable[Diagnostic], suppressions: Sequence[Suppression]
+) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """Split ``diagnostics`` into (kept, suppressed)."""
+    if not suppressions:
+        return list(diagnostics), []
+    file_wide: set[str] = set()
+    for s in suppressions:
+        if s.file_wide:
+            file_wide |= s.codes
+    local = [s for s in suppressions if not s.file_wide]
+    kept: list[Diagnostic] = []
+    dropped: list[Diagnostic] = []
+    for d in diagnostics:
+        line = d.span.start_line
+        if d.code in file_wide or any(d.code in s.codes and s.covers[0] <= line < s.covers[1] for s in local):
+            dropped.append(d)
+        else:
+            kept.append(d)
+    return kept, dropped
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _directive_text(indent: str, codes: Iterable[str]) -> str:
+    return indent + DIRECTIVE_PREFIX + ",".join(codes)
+
+
+def suppression_edit(
+    lines: Sequence[str],
+    layout: Layout,
+    diagnostic: Diagnostic,
+    *,
+    newline: str = "\n",
+    whole_file: bool = False,
+) -> TextEdit | None:
+    """The edit that silences ``diagnostic``'s code: on its line (or its command, when it is inside one), or in
+    the whole file. An existing directive in the right place is extended instead of adding a line. None when the
+    format has no directives."""
+    if not layout.directive_lines and not layout.statements:
+        return None
+    code = diagnostic.code
+    directives = {n: c for n in layout.directive_lines if n < len(lines) and (c := parse_directive(lines[n]))}
+    first = layout.first_statement
+    if whole_file:
+        top = [n for n in sorted(directives) if first is None or n < first]
+        if top:
+            return _extend(lines, top[0], directives[top[0]], code)
+        line = 1 if lines and lines[0].startswith("#!") else 0
+        return TextEdit(Span(line, 0, line, 0), _directive_text("", (code,)) + newline)
+    target = diagnostic.span.start_line
+    extent = layout.statement_at(target)
+    if extent is not None:
+        target = extent[0]
+    above = target - 1
+    if above in directives:  # file-wide or local, extending it covers the target
+        return _extend(lines, above, directives[above], code)
+    indent = _indent(lines[target]) if target < len(lines) else ""
+    return TextEdit(Span(target, 0, target, 0), _directive_text(indent, (code,)) + newline)
+
+
+def _extend(lines: Sequence[str], line: int, codes: tuple[str, ...], code: str) -> TextEdit:
+    text = lines[line]
+    new_codes = codes if code in codes else (*codes, code)
+    return TextEdit(Span(line, 0, line, len(text)), _directive_text(_indent(text), new_codes))
