@@ -1,0 +1,637 @@
+"""``.cli`` scripts: one command per line, ``#`` comments, ``cmd <<MARKER`` heredocs (SPEC §2).
+
+``parse_cli(lines)`` scans already-split lines once and returns a :class:`CliScript`. Diagnostics are computed
+eagerly; the item objects (:class:`Command`, :class:`Comment`, :class:`Heredoc`) are built on first access of
+``items``/``commands``, because building tens of thousands of frozen objects costs more than the scan itself and a
+diagnostics pass never needs them.
+
+Incremental re-parsing: the scanner can start at any *top-level* line, that is a line outside every heredoc (the
+start line of an item, or any line between items). ``parse_cli(lines, ..., start_line=L)`` parses from such a line
+with "outside heredoc" state and reports only items and diagnostics at or after ``L``;
+``CliScript.resume_line(line)`` gives the safe restart line for an edit at ``line``, and :func:`reparse_cli` does
+the whole incremental update (restart, then splice the untouched prefix of the previous parse).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any, Literal
+
+from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, information, warning
+from heredoc_lsp.syntax.params import ParamsBody, is_structured_start, parse_params
+from heredoc_lsp.syntax.schema import CommandSchema, lookup_schema
+from heredoc_lsp.syntax.text import BLANK_CHARS
+
+ErrorCode = Literal["unclosed_heredoc", "heredoc_without_command", "invalid_marker", "multiple_heredocs"]
+
+# `<<` (or `<<-`) at the start of the trimmed line or after a blank, and not part of `<<<` (a here-string).
+_OPERATOR = r"(?<![^ \t\f\v])<<(?!<)(-?)[ \t]*"
+_MARKER = r"""(?:([A-Za-z0-9_]+)|'([A-Za-z0-9_]+)'|"([A-Za-z0-9_]+)")"""
+# A valid opener ending the trimmed line.
+_OPENER_END = re.compile(_OPERATOR + _MARKER + r"\Z")
+# A complete heredoc redirection anywhere (followed by a blank or the end): finds `<<A` in `cmd <<A <<B`.
+_HEREDOC_TOKEN = re.compile(_OPERATOR + _MARKER + r"(?![^ \t\f\v])")
+# An operator followed by one word (maybe quoted, maybe empty) ending the line, when that word is no valid marker.
+_INVALID_END = re.compile(_OPERATOR + r"""('[^']*'|"[^"]*"|[^ \t\f\v]*)\Z""")
+# `<<WORD` anywhere in a plain command (no blank needed before it): candidates for `possible_heredoc`.
+_LOOSE_TOKEN = re.compile(r"(?<!<)<<(?!<)-?[ \t]*" + _MARKER)
+
+COMPAT_CODE = "compat_arca_cli"
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The tree
+
+
+@dataclass(frozen=True, slots=True)
+class Heredoc:
+    """The heredoc of one command line.
+
+    ``marker`` is the word without quotes; ``marker_span`` covers that word (inside the quotes when quoted).
+    ``body`` holds the stdin lines: verbatim, line terminators removed, leading tabs removed for ``<<-``.
+    ``terminator_line``/``terminator_span`` are None when the heredoc is unclosed (the body then runs to the end of
+    the file). ``body_end`` is the exclusive end line of the body.
+    """
+
+    operator_span: Span
+    marker: str
+    marker_span: Span
+    quoted: bool
+    quote: str
+    strip_tabs: bool
+    body_start: int
+    body: tuple[str, ...]
+    terminator_line: int | None
+    terminator_span: Span | None
+
+    @property
+    def body_end(self) -> int:
+        return self.body_start + len(self.body)
+
+    @property
+    def closed(self) -> bool:
+        return self.terminator_line is not None
+
+    def stdin_text(self) -> str:
+        """The command's stdin: each body line followed by ``\\n``; an empty body gives ``""``."""
+        return "".join(line + "\n" for line in self.body)
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A command line (with its heredoc, if any).
+
+    ``text`` is the trimmed command (for a heredoc line, the text before the operator); it starts at column
+    ``col`` of ``line``. ``end_line`` is the last line the item covers (the terminator for a closed heredoc).
+    ``error`` is None for runnable commands; otherwise the code of the error that made the line no command
+    (such items are in ``CliScript.items`` but not in ``CliScript.commands``). ``schema`` is the configured command
+    matching ``text``; ``params`` the parse of a structured heredoc body.
+    """
+
+    line: int
+    col: int
+    text: str
+    heredoc: Heredoc | None = None
+    end_line: int = -1
+    schema: CommandSchema | None = None
+    params: ParamsBody | None = None
+    error: ErrorCode | None = None
+
+    @property
+    def span(self) -> Span:
+        return Span(self.line, self.col, self.line, self.col + len(self.text))
+
+    @property
+    def runnable(self) -> bool:
+        return self.error is None
+
+    def stdin_text(self) -> str:
+        """Stdin for running this command: the heredoc body (each line + ``\\n``), or ``""`` without one."""
+        return self.heredoc.stdin_text() if self.heredoc is not None else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Comment:
+    """A full-line ``#`` comment; ``text`` is the trimmed line, starting at column ``col``."""
+
+    line: int
+    col: int
+    text: str
+
+    @property
+    def span(self) -> Span:
+        return Span(self.line, self.col, self.line, self.col + len(self.text))
+
+    @property
+    def end_line(self) -> int:
+        return self.line
+
+
+Item = Command | Comment
+
+
+def command_stdin(command: Command) -> str:
+    """Stdin for ``command`` (SPEC §2.8): each body line followed by ``\\n``; no heredoc or empty body: ``""``."""
+    return command.stdin_text()
+
+
+class _Row:
+    """What the scanner keeps about a heredoc line until items are built (cheap, mutable, private)."""
+
+    __slots__ = (
+        "cmd_len",
+        "col",
+        "error",
+        "line",
+        "marker",
+        "marker_at",
+        "op_at",
+        "op_len",
+        "params",
+        "quote",
+        "schema",
+        "strip",
+        "terminator",
+        "token_end",
+    )
+
+    def __init__(
+        self,
+        line: int,
+        col: int,
+        cmd_len: int,
+        op_at: int,
+        op_len: int,
+        marker: str,
+        marker_at: int,
+        token_end: int,
+        quote: str,
+        strip: bool,
+        error: ErrorCode | None,
+    ) -> None:
+        self.line = line
+        self.col = col  # column where the trimmed text starts; the other columns are relative to it
+        self.cmd_len = cmd_len
+        self.op_at = op_at
+        self.op_len = op_len
+        self.marker = marker
+        self.marker_at = marker_at
+        self.token_end = token_end
+        self.quote = quote
+        self.strip = strip
+        self.error: ErrorCode | None = error
+        self.terminator = -1  # terminator line; -1 while open, -2 when the line has no body at all
+        self.schema: CommandSchema | None = None
+        self.params: ParamsBody | None = None
+
+
+# A row is a plain command line (int >= 0), a comment line (~line, < 0) or a heredoc line (_Row).
+_RowT = int | _Row
+
+
+def _row_line(row: _RowT) -> int:
+    if isinstance(row, _Row):
+        return row.line
+    return row if row >= 0 else ~row
+
+
+@dataclass(frozen=True, slots=True)
+class CliScript:
+    """The parse of a ``.cli`` script.
+
+    ``diagnostics`` are sorted by position. ``items`` holds every top-level item in order (commands, comments and
+    erroneous heredoc lines, the latter as :class:`Command` with ``error`` set); ``commands`` the runnable commands.
+    ``start_line`` is where scanning started (0 for a full parse).
+    """
+
+    lines: Sequence[str]
+    diagnostics: tuple[Diagnostic, ...]
+    start_line: int = 0
+    _rows: tuple[_RowT, ...] = field(default=(), repr=False)
+    _lookahead: tuple[int, ...] = field(default=(), repr=False)  # lines whose result depends on later lines
+    _schemas: Mapping[str, CommandSchema] | None = field(default=None, repr=False, compare=False)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False, hash=False)
+
+    @property
+    def items(self) -> tuple[Item, ...]:
+        items = self._cache.get("items")
+        if items is None:
+            items = self._cache["items"] = tuple(_build_items(self.lines, self._rows, self._schemas))
+        return items
+
+    @property
+    def commands(self) -> tuple[Command, ...]:
+        commands = self._cache.get("commands")
+        if commands is None:
+            commands = self._cache["commands"] = tuple(
+                item for item in self.items if isinstance(item, Command) and item.error is None
+            )
+        return commands
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity == Severity.ERROR for d in self.diagnostics)
+
+    def item_at(self, line: int) -> Item | None:
+        """The item covering ``line`` (its opener, body or terminator), or None."""
+        starts = self._starts()
+        k = bisect_right(starts, line) - 1
+        if k < 0:
+            return None
+        item = self.items[k]
+        return item if item.end_line >= line else None
+
+    def resume_line(self, line: int) -> int:
+        """A top-level line at or before ``line`` from which re-scanning gives the same result as a full parse,
+        provided no line before ``line`` changed. It is the start of the item covering or preceding ``line``, or
+        earlier when an item before it looked ahead (``possible_heredoc``, ``invalid_marker``)."""
+        starts = self._starts()
+        k = bisect_right(starts, line) - 1
+        resume = starts[k] if k >= 0 else self.start_line
+        if self._lookahead and self._lookahead[0] < resume:
+            resume = self._lookahead[0]
+        return min(resume, line) if line >= self.start_line else self.start_line
+
+    def _starts(self) -> list[int]:
+        starts = self._cache.get("starts")
+        if starts is None:
+            starts = self._cache["starts"] = [_row_line(r) for r in self._rows]
+        return starts
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Parsing
+
+
+def parse_cli(
+    lines: Sequence[str],
+    schemas: Mapping[str, CommandSchema] | None = None,
+    compat: str | None = None,
+    *,
+    start_line: int = 0,
+) -> CliScript:
+    """Parse a ``.cli`` script given as split lines (see :func:`heredoc_lsp.syntax.text.split_lines`).
+
+    ``schemas`` are the configured commands (structured heredoc bodies); without any, a body whose first non-blank
+    line is a delimiter is parsed as a structured body allowing any name. ``compat="arca-cli"`` adds portability
+    hints. ``start_line`` must be a top-level line (see the module doc). Never raises on any text.
+    """
+    lines = lines if isinstance(lines, tuple) else tuple(lines)
+    scanner = _Scanner(lines, schemas or None, compat)
+    rows = scanner.scan(max(0, start_line))
+    diagnostics = scanner.diagnostics
+    if len(diagnostics) > 1:
+        diagnostics.sort(key=_position)
+    return CliScript(
+        lines=lines,
+        diagnostics=tuple(diagnostics),
+        start_line=max(0, start_line),
+        _rows=tuple(rows),
+        _lookahead=tuple(scanner.lookahead),
+        _schemas=schemas or None,
+    )
+
+
+def reparse_cli(
+    previous: CliScript,
+    lines: Sequence[str],
+    first_changed_line: int,
+    schemas: Mapping[str, CommandSchema] | None = None,
+    compat: str | None = None,
+) -> CliScript:
+    """Parse ``lines`` reusing ``previous`` (a parse of the same document in which lines before
+    ``first_changed_line`` are unchanged). The result equals ``parse_cli(lines, schemas, compat)``;
+    ``schemas`` and ``compat`` must be the ones ``previous`` was parsed with."""
+    if previous.start_line != 0:
+        return parse_cli(lines, schemas, compat)
+    resume = previous.resume_line(max(0, min(first_changed_line, len(lines))))
+    suffix = parse_cli(lines, schemas, compat, start_line=resume)
+    k = bisect_left(previous._starts(), resume)
+    prefix_rows = previous._rows[:k]
+    prefix_diags = tuple(d for d in previous.diagnostics if d.span.start_line < resume)
+    lookahead = tuple(x for x in previous._lookahead if x < resume) + suffix._lookahead
+    return CliScript(
+        lines=suffix.lines,
+        diagnostics=prefix_diags + suffix.diagnostics,
+        start_line=0,
+        _rows=prefix_rows + suffix._rows,
+        _lookahead=lookahead,
+        _schemas=schemas or None,
+    )
+
+
+def _position(d: Diagnostic) -> tuple[int, int]:
+    return (d.span.start_line, d.span.start_col)
+
+
+class _Scanner:
+    """One pass over the lines; collects rows and diagnostics."""
+
+    def __init__(self, lines: tuple[str, ...], schemas: Mapping[str, CommandSchema] | None, compat: str | None):
+        self.lines = lines
+        self.schemas = schemas
+        self.arca = compat == "arca-cli"
+        self.diagnostics: list[Diagnostic] = []
+        self.lookahead: list[int] = []
+        self._trimmed_index: dict[str, list[int]] | None = None
+
+    def scan(self, start: int) -> list[_RowT]:
+        lines = self.lines
+        rows: list[_RowT] = []
+        append = rows.append
+        blanks = BLANK_CHARS
+        pending: _Row | None = None
+        marker = ""
+        for i, line in enumerate(islice(lines, start, None), start):
+            if pending is not None:
+                # Body line: the heredoc ends at the first line whose trimmed text is the marker.
+                if marker in line and line.strip(blanks) == marker:
+                    pending.terminator = i
+                    self._close(pending)
+                    pending = None
+                continue
+            t = line.strip(blanks)
+            if not t:
+                continue
+            if t[0] == "#":
+                append(~i)
+            elif "<<" not in t:
+                append(i)
+            else:
+                row = self._heredoc_line(i, line, t)
+                if row is None:
+                    append(i)
+                else:
+                    append(row)
+                    if row.terminator == -1:
+                        pending = row
+                        marker = row.marker
+        if pending is not None:
+            self._unclosed(pending)
+        return rows
+
+    # ---- a line containing `<<`
+
+    def _heredoc_line(self, i: int, line: str, t: str) -> _Row | None:
+        """Classify a top-level line containing ``<<``; None when it is a plain command."""
+        col = len(line) - len(line.lstrip(BLANK_CHARS))
+        m = _OPENER_END.search(t)
+        if m is not None:
+            return self._opener(i, col, t, m)
+        m = _INVALID_END.search(t)
+        if m is not None:
+            return self._invalid(i, col, t, m)
+        self._possible_heredoc(i, col, t)
+        return None
+
+    def _opener(self, i: int, col: int, t: str, m: re.Match[str]) -> _Row:
+        dash = m.group(1)
+        if m.group(2) is not None:
+            group, quote = 2, ""
+        elif m.group(3) is not None:
+            group, quote = 3, "'"
+        else:
+            group, quote = 4, '"'
+        marker = m.group(group)
+        op_at = m.start()
+        cmd_len = len(t[:op_at].rstrip(BLANK_CHARS))
+        error_code: ErrorCode | None = None
+        token_span = Span(i, col + op_at, i, col + m.end())
+        if op_at == 0:
+            error_code = "heredoc_without_command"
+            self.diagnostics.append(
+                error(
+                    token_span,
+                    "heredoc_without_command",
+                    f"Heredoc '{t[op_at:]}' has no command: write the command before '<<' on this line",
+                    data={"marker": marker},
+                )
+            )
+        else:
+            earlier = list(_HEREDOC_TOKEN.finditer(t, 0, op_at))
+            if earlier:
+                error_code = "multiple_heredocs"
+                markers = [next(g for g in e.groups()[1:] if g is not None) for e in earlier] + [marker]
+                listed = ", ".join(f"'<<{x}'" for x in markers)
+                self.diagnostics.append(
+                    error(
+                        Span(i, col + earlier[0].start(), i, col + m.end()),
+                        "multiple_heredocs",
+                        f"Only one heredoc per command is supported, this line has {len(markers)} ({listed}); "
+                        f"the body runs to the last marker '{marker}'",
+                        data={"markers": markers, "marker": marker},
+                    )
+                )
+            elif self.arca and (quote or dash or m.start(group) != op_at + 2):
+                self.diagnostics.append(
+                    information(
+                        token_span,
+                        COMPAT_CODE,
+                        f"arca-cli's cli.script runs this line as a plain command: it only understands "
+                        f"'<<{marker}' (no quotes, no '-', no space after '<<')",
+                        data={"marker": marker},
+                    )
+                )
+        return _Row(
+            i, col, cmd_len, op_at, 2 + len(dash), marker, m.start(group), m.end(), quote, bool(dash), error_code
+        )
+
+    def _invalid(self, i: int, col: int, t: str, m: re.Match[str]) -> _Row:
+        dash = m.group(1)
+        word = m.group(2)
+        op_at = m.start()
+        op_len = 2 + len(dash)
+        quote = ""
+        marker_at = m.start(2)
+        marker = word
+        if len(word) >= 2 and word[0] in "'\"" and word[-1] == word[0]:
+            quote = word[0]
+            marker = word[1:-1]
+            marker_at += 1
+        cmd_len = len(t[:op_at].rstrip(BLANK_CHARS))
+        row = _Row(i, col, cmd_len, op_at, op_len, marker, marker_at, m.end(), quote, bool(dash), "invalid_marker")
+        if op_at == 0:
+            self.diagnostics.append(
+                error(
+                    Span(i, col, i, col + m.end()),
+                    "heredoc_without_command",
+                    f"Heredoc '{t}' has no command: write the command before '<<' on this line",
+                    data={"marker": marker},
+                )
+            )
+        if not word:
+            self.diagnostics.append(
+                error(
+                    Span(i, col + op_at, i, col + op_at + op_len),
+                    "invalid_marker",
+                    f"Missing heredoc marker after '{t[op_at : op_at + op_len]}'",
+                    data={"word": ""},
+                )
+            )
+            row.terminator = -2
+            return row
+        # The body runs to the first later line trimmed to the word, if there is one; otherwise nothing is
+        # consumed (the word was probably not meant as a marker, swallowing the rest of the file would hide it).
+        self.lookahead.append(i)
+        closing = self._later_line(marker, i)
+        self.diagnostics.append(
+            error(
+                Span(i, col + m.start(2), i, col + m.end(2)),
+                "invalid_marker",
+                f"Invalid heredoc marker '{word}': a marker is letters A-Z or a-z, digits and '_', optionally quoted",
+                data={"word": word, "marker": marker, "terminator_line": closing},
+            )
+        )
+        if closing is None:
+            row.terminator = -2
+        return row
+
+    def _possible_heredoc(self, i: int, col: int, t: str) -> None:
+        self.lookahead.append(i)
+        for m in _LOOSE_TOKEN.finditer(t):
+            word = next(g for g in m.groups() if g is not None)
+            later = self._later_line(word, i)
+            if later is None:
+                continue
+            at = m.start()
+            needs_space = at > 0 and t[at - 1] not in BLANK_CHARS
+            why = "it needs a space before '<<'" if needs_space else "it does not end the line"
+            self.diagnostics.append(
+                warning(
+                    Span(i, col + at, i, col + m.end()),
+                    "possible_heredoc",
+                    f"'{m.group(0)}' is not a heredoc opener ({why}), so line {later + 1} ('{word}') "
+                    "will run as a command",
+                    data={
+                        "marker": word,
+                        "terminator_line": later,
+                        "operator_col": col + at,
+                        "needs_space": needs_space,
+                    },
+                )
+            )
+
+    def _later_line(self, text: str, after: int) -> int | None:
+        """The first line after ``after`` whose trimmed text is ``text``."""
+        index = self._trimmed_index
+        if index is None:
+            index = self._trimmed_index = {}
+            for k, line in enumerate(self.lines):
+                index.setdefault(line.strip(BLANK_CHARS), []).append(k)
+        found = index.get(text)
+        if not found:
+            return None
+        k = bisect_right(found, after)
+        return found[k] if k < len(found) else None
+
+    # ---- end of a heredoc
+
+    def _close(self, row: _Row) -> None:
+        """A heredoc's terminator was found: check a structured body."""
+        if row.error is not None:
+            return
+        line = self.lines[row.line]
+        text = line[row.col : row.col + row.cmd_len]
+        schemas = self.schemas
+        schema = lookup_schema(schemas, text) if schemas else None
+        row.schema = schema
+        start = row.line + 1
+        body: Sequence[str] = self.lines[start : row.terminator]
+        offsets: list[int] | None = None
+        if row.strip:
+            stripped = [b.lstrip("\t") for b in body]
+            offsets = [len(b) - len(s) for b, s in zip(body, stripped, strict=True)]
+            body = stripped
+        if schema is None and (schemas or not is_structured_start(body)):
+            return
+        params = parse_params(body, schema, line_offset=start, col_offsets=offsets)
+        row.params = params
+        self.diagnostics.extend(params.diagnostics)
+
+    def _unclosed(self, row: _Row) -> None:
+        lines = self.lines
+        n = len(lines)
+        last = n - 1
+        eof = Span(last, len(lines[last]), last, len(lines[last]))
+        marker_col = row.col + row.marker_at
+        self.diagnostics.append(
+            error(
+                Span(row.line, marker_col, row.line, marker_col + len(row.marker)),
+                "unclosed_heredoc",
+                f"Unclosed heredoc starting at line {row.line + 1}: expected '{row.marker}' but reached end of file",
+                related=(Related(eof, f"end of file reached without a line '{row.marker}'"),),
+                data={"marker": row.marker, "opener_line": row.line, "insert_line": n, "strip_tabs": row.strip},
+            )
+        )
+        if row.error is None:
+            row.error = "unclosed_heredoc"
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Building the items (lazily, on first access)
+
+
+def _build_items(
+    lines: Sequence[str], rows: Sequence[_RowT], schemas: Mapping[str, CommandSchema] | None
+) -> list[Item]:
+    blanks = BLANK_CHARS
+    items: list[Item] = []
+    append = items.append
+    n = len(lines)
+    for row in rows:
+        if isinstance(row, _Row):
+            append(_heredoc_command(lines, row, n))
+            continue
+        if row < 0:
+            i = ~row
+            line = lines[i]
+            t = line.strip(blanks)
+            append(Comment(i, len(line) - len(line.lstrip(blanks)), t))
+            continue
+        line = lines[row]
+        t = line.strip(blanks)
+        schema = lookup_schema(schemas, t) if schemas else None
+        append(Command(row, len(line) - len(line.lstrip(blanks)), t, None, row, schema))
+    return items
+
+
+def _heredoc_command(lines: Sequence[str], row: _Row, n: int) -> Command:
+    i = row.line
+    col = row.col
+    start = i + 1
+    if row.terminator >= 0:
+        body_end = row.terminator
+        end_line = row.terminator
+    elif row.terminator == -2:
+        body_end = start
+        end_line = i
+    else:
+        body_end = n
+        end_line = max(i, n - 1)
+    body: tuple[str, ...] = tuple(lines[start:body_end])
+    if row.strip:
+        body = tuple(b.lstrip("\t") for b in body)
+    terminator_span: Span | None = None
+    if row.terminator >= 0:
+        term = lines[row.terminator]
+        term_col = len(term) - len(term.lstrip(BLANK_CHARS))
+        terminator_span = Span(row.terminator, term_col, row.terminator, term_col + len(row.marker))
+    marker_col = col + row.marker_at
+    heredoc = Heredoc(
+        operator_span=Span(i, col + row.op_at, i, col + row.op_at + row.op_len),
+        marker=row.marker,
+        marker_span=Span(i, marker_col, i, marker_col + len(row.marker)),
+        quoted=bool(row.quote),
+        quote=row.quote,
+        strip_tabs=row.strip,
+        body_start=start,
+        body=body,
+        terminator_line=row.terminator if row.terminator >= 0 else None,
+        terminator_span=terminator_span,
+    )
+    text = lines[i][col : col + row.cmd_len]
+    return Command(i, col, text, heredoc, end_line, row.schema, row.params, row.error)
