@@ -12,11 +12,30 @@ Public API:
 
 from __future__ import annotations
 
-from heredoc_lsp.analysis.config_file import config_diagnostics
-from heredoc_lsp.analysis.core import Analysis, analyze, analyze_bytes, default_workspace
-from heredoc_lsp.analysis.decode import DecodedDocument, decode_document
-from heredoc_lsp.analysis.suppress import DIRECTIVE_PREFIX, TextEdit, parse_directive
-from heredoc_lsp.analysis.workspace import workspace_diagnostics
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from heredoc_lsp.analysis.config_file import config_diagnostics
+    from heredoc_lsp.analysis.core import Analysis, analyze, analyze_bytes, default_workspace
+    from heredoc_lsp.analysis.decode import DecodedDocument, decode_document
+    from heredoc_lsp.analysis.suppress import DIRECTIVE_PREFIX, TextEdit, parse_directive
+    from heredoc_lsp.analysis.workspace import workspace_diagnostics
+
+# Names are loaded on first use, so that importing one submodule (``check`` imports only ``core``) stays cheap.
+_WHERE: dict[str, str] = {
+    "config_diagnostics": "config_file",
+    "Analysis": "core",
+    "analyze": "core",
+    "analyze_bytes": "core",
+    "default_workspace": "core",
+    "DecodedDocument": "decode",
+    "decode_document": "decode",
+    "DIRECTIVE_PREFIX": "suppress",
+    "TextEdit": "suppress",
+    "parse_directive": "suppress",
+    "workspace_diagnostics": "workspace",
+}
 
 __all__ = [
     "DIRECTIVE_PREFIX",
@@ -31,3 +50,10 @@ __all__ = [
     "parse_directive",
     "workspace_diagnostics",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'heredoc_lsp.analysis' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"heredoc_lsp.analysis.{module}"), name)

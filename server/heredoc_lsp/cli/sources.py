@@ -1,0 +1,107 @@
+"""Pieces shared by ``check`` and ``parse``: reading a document, its config and its workspace."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from heredoc_lsp.config.load import ConfigResolver
+from heredoc_lsp.config.model import Config, ConfigError
+from heredoc_lsp.languages import Language
+
+LANGUAGE_CHOICES = tuple(lang.value for lang in Language)
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as ``heredoc-lsp <cmd>: error: ...``, exit code 2."""
+
+
+def display_path(path: Path) -> str:
+    """``path`` relative to the current directory when it is inside it, else absolute."""
+    absolute = path.absolute()
+    try:
+        rel = os.path.relpath(absolute)
+    except ValueError:
+        return str(absolute)
+    return str(absolute) if rel.startswith("..") else rel
+
+
+def config_error_lines(exc: ConfigError) -> list[str]:
+    """``heredoc-lsp.toml:LINE: error: ...`` for every problem, the path shown relative to the current directory."""
+    shown = display_path(exc.path) if exc.path is not None else None
+    return [p.format(shown) for p in exc.problems]
+
+
+def explicit_config(value: str | None) -> Path | None:
+    """The ``--config FILE`` path, checked to exist."""
+    if value is None:
+        return None
+    path = Path(value)
+    if not path.is_file():
+        raise UsageError(f"config file not found: {value}")
+    return path
+
+
+def explicit_workspace(value: str | None) -> Path | None:
+    if value is None:
+        return None
+    path = Path(value)
+    if not path.is_dir():
+        raise UsageError(f"workspace is not a directory: {value}")
+    return path
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A document to read: ``path`` is None for standard input."""
+
+    display: str
+    path: Path | None
+    language: Language
+
+
+def read_source(source: Source) -> bytes:
+    """The document's bytes; OSError propagates."""
+    if source.path is None:
+        return sys.stdin.buffer.read()
+    with open(source.path, "rb") as f:
+        return f.read()
+
+
+def config_for(resolver: ConfigResolver, source: Source) -> Config:
+    """Raises ConfigError."""
+    anchor = source.path if source.path is not None else Path.cwd() / "stdin"
+    return resolver.config_for(anchor)
+
+
+def workspace_for(source: Source, config: Config, explicit: Path | None) -> Path | None:
+    """Inbox replies get a workspace for the file-system checks; other formats need none."""
+    if source.language is not Language.INBOX:
+        return None
+    if explicit is not None:
+        return explicit
+    if source.path is None:
+        return Path.cwd()
+    from heredoc_lsp.analysis.core import default_workspace
+
+    return default_workspace(source.path, config)
+
+
+def write_stdout(text: str) -> None:
+    """UTF-8 on stdout whatever the locale says."""
+    from heredoc_lsp.cli.output import write
+
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        write(sys.stdout, text)
+        return
+    sys.stdout.flush()
+    try:
+        buffer.write(text.encode("utf-8", "replace"))
+        buffer.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise
