@@ -210,6 +210,19 @@ def _parse_tag(line: str, lineno: int, col: int, name: str) -> _Tag:
             continue
         raw_name = m.group()
         q = m.end()
+        eq = _skip_blanks(line, q, end)
+        if eq < end and line[eq] == "=" and (eq > q or (eq + 1 < end and line[eq + 1] in BLANK_CHARS)):
+            # name = "value": one diagnostic for the whole attribute rather than one per fragment
+            r = _skip_blanks(line, eq + 1, end)
+            is_quoted = r < end and line[r] == '"'
+            quoted = _scan_quoted(line, r + 1, end) if is_quoted else None
+            stop = quoted[1] + 1 if quoted else end if is_quoted else _skip_token(line, r, end)
+            msg = f"Attribute '{raw_name}' has spaces around '='; write {raw_name}=\"...\""
+            bad(p, stop, msg, "spaced", raw_name)
+            if is_quoted and quoted is None:
+                break  # an unterminated quote swallowed the rest
+            p = stop
+            continue
         if q >= end or line[q] != "=":
             stop = _skip_token(line, q, end)
             bad(p, stop, f"Attribute '{raw_name}' has no value; write {raw_name}=\"...\"", "no_value", raw_name)
@@ -220,6 +233,8 @@ def _parse_tag(line: str, lineno: int, col: int, name: str) -> _Tag:
             close = line.find("'", q + 2, end)
             stop = end if close < 0 else close + 1
             bad(p, stop, f"Attribute '{raw_name}' uses single quotes; use double quotes", "single_quoted", raw_name)
+            if close < 0:
+                break  # the quote swallowed the rest, "]" included: one diagnostic is enough
             p = stop
             continue
         if opener != '"':

@@ -6,9 +6,10 @@ Everything here looks only at the text, never at the file system. The executor r
 Rules, in the order they are tried (the first one that applies is reported):
 
 1. ``invalid_path``: empty; contains a control character (U+0000-U+001F, U+007F-U+009F).
-2. ``path_outside_workspace``: a leading ``/`` or ``\\``; a drive (``C:``, ``c:x``); a leading ``~``.
-3. ``path_outside_workspace``: a ``..`` component that climbs above the root (``/`` and ``\\`` both separate).
-4. ``invalid_path``: a trailing ``/`` or ``\\``; a path that names the workspace root (``.``, ``./``, ``a/..``).
+2. ``path_outside_workspace``: a leading ``/`` or ``\\``; a drive (``C:``, ``c:x``) or a leading ``~``, also when
+   they only lead once the path is cleaned (``./C:/x``, ``a/../~``); a ``..`` component that climbs above the root
+   (``/`` and ``\\`` both separate).
+3. ``invalid_path``: a trailing ``/`` or ``\\``; a path that names the workspace root (``.``, ``./``, ``a/..``).
 
 Both ``/`` and ``\\`` separate components (replies written on Windows use ``\\``); :func:`normalize_relative` gives
 the cleaned POSIX form of a valid path, e.g. ``./src\\a/../b.py`` -> ``src/b.py``.
@@ -72,11 +73,13 @@ def _problem(path: str) -> tuple[PathCode, str] | None:
     outside = f"Path '{shown}' is outside workspace"
     if path[0] in "/\\":
         return "path_outside_workspace", f"{outside}: absolute paths are not allowed, use a path relative to the root"
-    if _DRIVE.match(path):
-        return "path_outside_workspace", f"{outside}: drive letters are not allowed, use a path relative to the root"
-    if path[0] == "~":
-        return "path_outside_workspace", f"{outside}: '~' (home directory) is not allowed"
     resolved = _resolve(_components(path))
+    # The first component is checked after cleaning too, so that a cleaned path ("./C:" -> "C:") stays valid.
+    first = resolved[0] if resolved else ""
+    if _DRIVE.match(path) or _DRIVE.match(first):
+        return "path_outside_workspace", f"{outside}: drive letters are not allowed, use a path relative to the root"
+    if path[0] == "~" or first.startswith("~"):
+        return "path_outside_workspace", f"{outside}: '~' (home directory) is not allowed"
     if resolved is None:
         return "path_outside_workspace", f"{outside}: '..' climbs above the workspace root"
     if path[-1] in "/\\":
@@ -90,18 +93,17 @@ def _suggest(path: str, code: PathCode) -> str | None:
     """A repaired path, offered only when it is itself valid and different."""
     candidate = _CONTROL.sub("", path)
     if code == "path_outside_workspace":
-        if _DRIVE.match(candidate):
-            candidate = candidate[2:]
-        elif candidate.startswith("~"):
-            candidate = candidate[1:]
         parts: list[str] = []
         for part in _components(candidate):
-            if part == "..":
-                if parts:
-                    parts.pop()
-            else:
+            if part != "..":
                 parts.append(part)
-        candidate = "/".join(parts)
+            elif parts:
+                parts.pop()
+        if parts and _DRIVE.match(parts[0]):
+            parts[0] = parts[0][2:]
+        if parts and parts[0].startswith("~"):
+            parts[0] = parts[0][1:]
+        candidate = "/".join(part for part in parts if part)
     else:
         candidate = candidate.rstrip("/\\")
     if candidate and candidate != path and _problem(candidate) is None:
