@@ -28,7 +28,9 @@ def lookup_schema(schemas: Mapping[str, CommandSchema], command: str) -> Command
     """The schema of the longest configured name that prefixes ``command`` at a word boundary."""
     best: CommandSchema | None = None
     for name, schema in schemas.items():
+        if not command.startswith(name):
+            continue
         at_boundary = len(command) == len(name) or command[len(name)] in " \t"
-        if command.startswith(name) and at_boundary and (best is None or len(name) > len(best.name)):
+        if at_boundary and (best is None or len(name) > len(best.name)):
             best = schema
     return best
