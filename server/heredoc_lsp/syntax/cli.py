@@ -22,7 +22,7 @@ from itertools import islice
 from typing import Any, Literal
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, information, warning
-from heredoc_lsp.syntax.params import ParamsBody, is_structured_start, parse_params
+from heredoc_lsp.syntax.params import ParamsBody, is_delimiter_line, parse_params
 from heredoc_lsp.syntax.schema import CommandSchema, lookup_schema
 from heredoc_lsp.syntax.text import BLANK_CHARS
 
@@ -31,7 +31,8 @@ ErrorCode = Literal["unclosed_heredoc", "heredoc_without_command", "invalid_mark
 # `<<` (or `<<-`) at the start of the trimmed line or after a blank, and not part of `<<<` (a here-string).
 _OPERATOR = r"(?<![^ \t\f\v])<<(?!<)(-?)[ \t]*"
 _MARKER = r"""(?:([A-Za-z0-9_]+)|'([A-Za-z0-9_]+)'|"([A-Za-z0-9_]+)")"""
-# A valid opener ending the trimmed line.
+# A valid opener ending the trimmed line. A match can only start at the line's last `<<` (markers, quotes and blanks
+# contain no `<`), so the scanner matches at ``t.rfind("<<")`` instead of searching.
 _OPENER_END = re.compile(_OPERATOR + _MARKER + r"\Z")
 # A complete heredoc redirection anywhere (followed by a blank or the end): finds `<<A` in `cmd <<A <<B`.
 _HEREDOC_TOKEN = re.compile(_OPERATOR + _MARKER + r"(?![^ \t\f\v])")
@@ -41,6 +42,8 @@ _INVALID_END = re.compile(_OPERATOR + r"""('[^']*'|"[^"]*"|[^ \t\f\v]*)\Z""")
 _LOOSE_TOKEN = re.compile(r"(?<!<)<<(?!<)-?[ \t]*" + _MARKER)
 
 COMPAT_CODE = "compat_arca_cli"
+# First characters of a body line that may begin a structured body (blank lines come before the first delimiter).
+_MAYBE_STRUCTURED = frozenset(("", "-", " ", "\t", "\f", "\v"))
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -140,53 +143,44 @@ def command_stdin(command: Command) -> str:
 
 
 class _Row:
-    """What the scanner keeps about a heredoc line until items are built (cheap, mutable, private)."""
+    """What the scanner keeps about a heredoc line until items are built (cheap, mutable, private).
 
-    __slots__ = (
-        "cmd_len",
-        "col",
-        "error",
-        "line",
-        "marker",
-        "marker_at",
-        "op_at",
-        "op_len",
-        "params",
-        "quote",
-        "schema",
-        "strip",
-        "terminator",
-        "token_end",
-    )
+    ``op_at`` is the column of the operator in the trimmed line, which starts at column ``col``; the other columns
+    are derived (by matching again) only when items are built.
+    """
 
-    def __init__(
-        self,
-        line: int,
-        col: int,
-        cmd_len: int,
-        op_at: int,
-        op_len: int,
-        marker: str,
-        marker_at: int,
-        token_end: int,
-        quote: str,
-        strip: bool,
-        error: ErrorCode | None,
-    ) -> None:
+    __slots__ = ("col", "error", "line", "marker", "op_at", "params", "schema", "strip", "terminator")
+
+    def __init__(self, line: int, col: int, op_at: int, marker: str, strip: bool, error: ErrorCode | None) -> None:
         self.line = line
-        self.col = col  # column where the trimmed text starts; the other columns are relative to it
-        self.cmd_len = cmd_len
+        self.col = col
         self.op_at = op_at
-        self.op_len = op_len
         self.marker = marker
-        self.marker_at = marker_at
-        self.token_end = token_end
-        self.quote = quote
         self.strip = strip
         self.error: ErrorCode | None = error
         self.terminator = -1  # terminator line; -1 while open, -2 when the line has no body at all
         self.schema: CommandSchema | None = None
         self.params: ParamsBody | None = None
+
+    def layout(self, line: str) -> tuple[int, int, int, str, int]:
+        """(operator column, operator length, marker column, quote, command length), columns in the trimmed line."""
+        t = line.strip(BLANK_CHARS)
+        op_at = self.op_at
+        cmd_len = len(t[:op_at].rstrip(BLANK_CHARS))
+        if self.error == "invalid_marker":
+            m = _INVALID_END.match(t, op_at)
+            assert m is not None
+            word = m.group(2)
+            quoted = len(word) >= 2 and word[0] in "'\"" and word[-1] == word[0]
+            return op_at, 2 + len(m.group(1)), m.start(2) + quoted, word[0] if quoted else "", cmd_len
+        m = _OPENER_END.match(t, op_at)
+        assert m is not None
+        op_len = 2 + len(m.group(1))
+        if m.group(2) is not None:
+            return op_at, op_len, m.start(2), "", cmd_len
+        if m.group(3) is not None:
+            return op_at, op_len, m.start(3), "'", cmd_len
+        return op_at, op_len, m.start(4), '"', cmd_len
 
 
 # A row is a plain command line (int >= 0), a comment line (~line, < 0) or a heredoc line (_Row).
@@ -340,18 +334,25 @@ class _Scanner:
         self._trimmed_index: dict[str, list[int]] | None = None
 
     def scan(self, start: int) -> list[_RowT]:
+        # The hot loop: one strip per top-level line, one substring test per body line; everything rare is a call.
         lines = self.lines
         rows: list[_RowT] = []
         append = rows.append
         blanks = BLANK_CHARS
+        opener_at = _OPENER_END.match
+        plain_ok = not self.arca
+        check_all = bool(self.schemas)
+        maybe_structured = _MAYBE_STRUCTURED
         pending: _Row | None = None
         marker = ""
-        for i, line in enumerate(islice(lines, start, None), start):
+        for i, line in enumerate(islice(lines, start, None) if start else lines, start):
             if pending is not None:
                 # Body line: the heredoc ends at the first line whose trimmed text is the marker.
                 if marker in line and line.strip(blanks) == marker:
                     pending.terminator = i
-                    self._close(pending)
+                    # Only a body whose first line could lead to a delimiter can be structured without a schema.
+                    if check_all or lines[pending.line + 1][:1] in maybe_structured:
+                        self._close(pending)
                     pending = None
                 continue
             t = line.strip(blanks)
@@ -362,7 +363,20 @@ class _Scanner:
             elif "<<" not in t:
                 append(i)
             else:
-                row = self._heredoc_line(i, line, t)
+                j = t.rfind("<<")
+                if j > 0 and plain_ok:
+                    # The common case, `cmd <<WORD` and no other `<<`, with string methods (cheaper than a regex).
+                    marker = t[j + 2 :]
+                    if (
+                        marker.isascii()
+                        and marker.replace("_", "a").isalnum()
+                        and t[j - 1] in blanks
+                        and t.find("<<", 0, j) < 0
+                    ):
+                        pending = _Row(i, len(line) - len(line.lstrip(blanks)), j, marker, False, None)
+                        append(pending)
+                        continue
+                row = self._heredoc_line(i, line, t, opener_at(t, j))
                 if row is None:
                     append(i)
                 else:
@@ -376,10 +390,9 @@ class _Scanner:
 
     # ---- a line containing `<<`
 
-    def _heredoc_line(self, i: int, line: str, t: str) -> _Row | None:
-        """Classify a top-level line containing ``<<``; None when it is a plain command."""
+    def _heredoc_line(self, i: int, line: str, t: str, m: re.Match[str] | None) -> _Row | None:
+        """Classify a top-level line containing ``<<`` (``m``: its ``_OPENER_END`` match); None: a plain command."""
         col = len(line) - len(line.lstrip(BLANK_CHARS))
-        m = _OPENER_END.search(t)
         if m is not None:
             return self._opener(i, col, t, m)
         m = _INVALID_END.search(t)
@@ -389,71 +402,51 @@ class _Scanner:
         return None
 
     def _opener(self, i: int, col: int, t: str, m: re.Match[str]) -> _Row:
-        dash = m.group(1)
-        if m.group(2) is not None:
-            group, quote = 2, ""
-        elif m.group(3) is not None:
-            group, quote = 3, "'"
-        else:
-            group, quote = 4, '"'
-        marker = m.group(group)
+        marker = m.group(2) or m.group(3) or m.group(4)
         op_at = m.start()
-        cmd_len = len(t[:op_at].rstrip(BLANK_CHARS))
         error_code: ErrorCode | None = None
-        token_span = Span(i, col + op_at, i, col + m.end())
         if op_at == 0:
             error_code = "heredoc_without_command"
             self.diagnostics.append(
                 error(
-                    token_span,
+                    Span(i, col, i, col + m.end()),
                     "heredoc_without_command",
-                    f"Heredoc '{t[op_at:]}' has no command: write the command before '<<' on this line",
+                    f"Heredoc '{t}' has no command: write the command before '<<' on this line",
                     data={"marker": marker},
                 )
             )
-        else:
+        elif t.find("<<", 0, op_at) >= 0 and _HEREDOC_TOKEN.search(t, 0, op_at) is not None:
+            error_code = "multiple_heredocs"
             earlier = list(_HEREDOC_TOKEN.finditer(t, 0, op_at))
-            if earlier:
-                error_code = "multiple_heredocs"
-                markers = [next(g for g in e.groups()[1:] if g is not None) for e in earlier] + [marker]
-                listed = ", ".join(f"'<<{x}'" for x in markers)
-                self.diagnostics.append(
-                    error(
-                        Span(i, col + earlier[0].start(), i, col + m.end()),
-                        "multiple_heredocs",
-                        f"Only one heredoc per command is supported, this line has {len(markers)} ({listed}); "
-                        f"the body runs to the last marker '{marker}'",
-                        data={"markers": markers, "marker": marker},
-                    )
+            markers = [e.group(2) or e.group(3) or e.group(4) for e in earlier] + [marker]
+            listed = ", ".join(f"'<<{x}'" for x in markers)
+            self.diagnostics.append(
+                error(
+                    Span(i, col + earlier[0].start(), i, col + m.end()),
+                    "multiple_heredocs",
+                    f"Only one heredoc per command is supported, this line has {len(markers)} ({listed}); "
+                    f"the body runs to the last marker '{marker}'",
+                    data={"markers": markers, "marker": marker},
                 )
-            elif self.arca and (quote or dash or m.start(group) != op_at + 2):
-                self.diagnostics.append(
-                    information(
-                        token_span,
-                        COMPAT_CODE,
-                        f"arca-cli's cli.script runs this line as a plain command: it only understands "
-                        f"'<<{marker}' (no quotes, no '-', no space after '<<')",
-                        data={"marker": marker},
-                    )
+            )
+        elif self.arca and (m.group(2) is None or m.group(1) or m.start(2) != op_at + 2):
+            self.diagnostics.append(
+                information(
+                    Span(i, col + op_at, i, col + m.end()),
+                    COMPAT_CODE,
+                    f"arca-cli's cli.script runs this line as a plain command: it only understands "
+                    f"'<<{marker}' (no quotes, no '-', no space after '<<')",
+                    data={"marker": marker},
                 )
-        return _Row(
-            i, col, cmd_len, op_at, 2 + len(dash), marker, m.start(group), m.end(), quote, bool(dash), error_code
-        )
+            )
+        return _Row(i, col, op_at, marker, bool(m.group(1)), error_code)
 
     def _invalid(self, i: int, col: int, t: str, m: re.Match[str]) -> _Row:
-        dash = m.group(1)
         word = m.group(2)
         op_at = m.start()
-        op_len = 2 + len(dash)
-        quote = ""
-        marker_at = m.start(2)
-        marker = word
-        if len(word) >= 2 and word[0] in "'\"" and word[-1] == word[0]:
-            quote = word[0]
-            marker = word[1:-1]
-            marker_at += 1
-        cmd_len = len(t[:op_at].rstrip(BLANK_CHARS))
-        row = _Row(i, col, cmd_len, op_at, op_len, marker, marker_at, m.end(), quote, bool(dash), "invalid_marker")
+        op_len = 2 + len(m.group(1))
+        marker = word[1:-1] if len(word) >= 2 and word[0] in "'\"" and word[-1] == word[0] else word
+        row = _Row(i, col, op_at, marker, bool(m.group(1)), "invalid_marker")
         if op_at == 0:
             self.diagnostics.append(
                 error(
@@ -531,23 +524,37 @@ class _Scanner:
     # ---- end of a heredoc
 
     def _close(self, row: _Row) -> None:
-        """A heredoc's terminator was found: check a structured body."""
+        """A heredoc's terminator was found: check its body when it is structured."""
         if row.error is not None:
             return
-        line = self.lines[row.line]
-        text = line[row.col : row.col + row.cmd_len]
-        schemas = self.schemas
-        schema = lookup_schema(schemas, text) if schemas else None
-        row.schema = schema
+        lines = self.lines
         start = row.line + 1
-        body: Sequence[str] = self.lines[start : row.terminator]
+        schemas = self.schemas
+        if schemas:
+            cmd_len = row.layout(lines[row.line])[4]
+            schema = lookup_schema(schemas, lines[row.line][row.col : row.col + cmd_len])
+            if schema is None:
+                return
+            row.schema = schema
+        else:
+            # Unconfigured: structured only when the first non-blank line is a delimiter (checked cheaply first).
+            schema = None
+            for k in range(start, row.terminator):
+                first = lines[k]
+                if first.strip(BLANK_CHARS):
+                    if row.strip:
+                        first = first.lstrip("\t")
+                    if not first.startswith("---") or not is_delimiter_line(first):
+                        return
+                    break
+            else:
+                return
+        body: Sequence[str] = lines[start : row.terminator]
         offsets: list[int] | None = None
         if row.strip:
             stripped = [b.lstrip("\t") for b in body]
             offsets = [len(b) - len(s) for b, s in zip(body, stripped, strict=True)]
             body = stripped
-        if schema is None and (schemas or not is_structured_start(body)):
-            return
         params = parse_params(body, schema, line_offset=start, col_offsets=offsets)
         row.params = params
         self.diagnostics.extend(params.diagnostics)
@@ -557,14 +564,14 @@ class _Scanner:
         n = len(lines)
         last = n - 1
         eof = Span(last, len(lines[last]), last, len(lines[last]))
-        marker_col = row.col + row.marker_at
+        marker_col = row.col + row.layout(lines[row.line])[2]
         self.diagnostics.append(
             error(
                 Span(row.line, marker_col, row.line, marker_col + len(row.marker)),
                 "unclosed_heredoc",
                 f"Unclosed heredoc starting at line {row.line + 1}: expected '{row.marker}' but reached end of file",
                 related=(Related(eof, f"end of file reached without a line '{row.marker}'"),),
-                data={"marker": row.marker, "opener_line": row.line, "insert_line": n, "strip_tabs": row.strip},
+                data={"marker": row.marker, "opener_line": row.line, "insert_line": n},
             )
         )
         if row.error is None:
@@ -620,18 +627,19 @@ def _heredoc_command(lines: Sequence[str], row: _Row, n: int) -> Command:
         term = lines[row.terminator]
         term_col = len(term) - len(term.lstrip(BLANK_CHARS))
         terminator_span = Span(row.terminator, term_col, row.terminator, term_col + len(row.marker))
-    marker_col = col + row.marker_at
+    op_at, op_len, marker_at, quote, cmd_len = row.layout(lines[i])
+    marker_col = col + marker_at
     heredoc = Heredoc(
-        operator_span=Span(i, col + row.op_at, i, col + row.op_at + row.op_len),
+        operator_span=Span(i, col + op_at, i, col + op_at + op_len),
         marker=row.marker,
         marker_span=Span(i, marker_col, i, marker_col + len(row.marker)),
-        quoted=bool(row.quote),
-        quote=row.quote,
+        quoted=bool(quote),
+        quote=quote,
         strip_tabs=row.strip,
         body_start=start,
         body=body,
         terminator_line=row.terminator if row.terminator >= 0 else None,
         terminator_span=terminator_span,
     )
-    text = lines[i][col : col + row.cmd_len]
+    text = lines[i][col : col + cmd_len]
     return Command(i, col, text, heredoc, end_line, row.schema, row.params, row.error)
