@@ -1,0 +1,379 @@
+"""File operations of an inbox reply, confined to the workspace (SPEC §4.6, §4.8).
+
+Every operation checks its path twice:
+
+1. the text, with :func:`heredoc_lsp.syntax.paths.check_path_text` (absolute paths, drives, ``~``, ``..``...);
+2. right before the operation, the real path: symlinks resolved (for a file that does not exist yet, through its
+   existing parents) must stay inside the workspace's real path.
+
+The operation itself then walks the resolved path from an open descriptor of the workspace root, one component at
+a time with ``O_NOFOLLOW``, creating missing directories on the way, and acts relative to the final directory's
+descriptor. A symlink swapped in after the check is therefore refused instead of followed, and a write replaces
+the directory entry by ``rename`` (atomic: the file is either old or new), never writing through a link. Modes
+of existing files are kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from heredoc_lsp.syntax.paths import check_path_text, display_path, normalize_relative
+from heredoc_lsp.syntax.text import split_lines, split_lines_keepends
+
+DEFAULT_READ_CHARS = 100_000
+BINARY_SNIFF_BYTES = 8192
+TEMP_SUFFIX = ".heredoc-lsp.tmp"
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+class FileOpError(Exception):
+    """A file operation that did not happen. ``str(exc)`` is the result summary in the seed's wording."""
+
+    def __init__(self, summary: str, *, rejected: bool = False, not_found: bool = False) -> None:
+        super().__init__(summary)
+        self.summary = summary
+        self.rejected = rejected
+        self.not_found = not_found
+
+
+def _rejected(message: str) -> FileOpError:
+    return FileOpError(f"REJECTED: {message}", rejected=True)
+
+
+@dataclass(frozen=True, slots=True)
+class FileContents:
+    """What READ_FILE puts into the next outbox."""
+
+    path: str
+    text: str
+    size: int
+    binary: bool = False
+    truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceFile:
+    path: str  # relative, POSIX separators
+    size: int
+
+
+class Workspace:
+    """A directory that inbox commands may change, and nothing outside it.
+
+    ``protected`` names relative directories that replies may not touch (the agent's own inbox, outbox and
+    session folders when they live inside the workspace).
+    """
+
+    def __init__(self, root: Path | str, protected: Sequence[str] = ()) -> None:
+        self.root = Path(os.path.realpath(root))
+        if not self.root.is_dir():
+            raise FileOpError(f"Workspace '{root}' is not a directory")
+        self.protected = tuple(p.strip("/") for p in protected if p.strip("/"))
+
+    # -- phase 1 and 2 ------------------------------------------------------------------------------------------
+
+    def resolve(self, path: str) -> list[str]:
+        """The components of ``path``'s real location relative to the root; :class:`FileOpError` when refused."""
+        problem = check_path_text(path)
+        if problem is not None:
+            raise _rejected(problem.message)
+        shown = display_path(path)
+        real = os.path.realpath(os.path.join(self.root, normalize_relative(path)))
+        root = str(self.root)
+        if real == root:
+            raise _rejected(f"Path '{shown}' names the workspace root")
+        if not real.startswith(root.rstrip(os.sep) + os.sep):
+            raise _rejected(f"Path '{shown}' is outside workspace: it resolves to '{real}' through a symbolic link")
+        parts = os.path.relpath(real, root).split(os.sep)
+        for protected in self.protected:
+            top = protected.split("/")
+            if parts[: len(top)] == top:
+                raise _rejected(f"Path '{shown}' is inside '{protected}/', which is reserved for heredoc-lsp")
+        return parts
+
+    @contextlib.contextmanager
+    def _parent(self, path: str, parts: list[str], *, create: bool) -> Iterator[int]:
+        """An open descriptor of the directory that holds ``parts[-1]``, reached without following any link."""
+        fd = os.open(self.root, _DIR_FLAGS)
+        try:
+            for i, name in enumerate(parts[:-1]):
+                try:
+                    nfd = os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+                except FileNotFoundError:
+                    if not create:
+                        raise FileOpError(f"File '{display_path(path)}' not found", not_found=True) from None
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(name, 0o777, dir_fd=fd)
+                    nfd = self._open_component(path, parts, i, fd)
+                except OSError as exc:
+                    raise self._component_error(path, parts, i, exc) from None
+                os.close(fd)
+                fd = nfd
+            yield fd
+        finally:
+            os.close(fd)
+
+    def _open_component(self, path: str, parts: list[str], i: int, fd: int) -> int:
+        try:
+            return os.open(parts[i], _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+        except OSError as exc:
+            raise self._component_error(path, parts, i, exc) from None
+
+    def _component_error(self, path: str, parts: list[str], i: int, exc: OSError) -> FileOpError:
+        where = "/".join(parts[: i + 1])
+        if exc.errno in (errno.ELOOP, errno.EMLINK):
+            return _rejected(f"Path '{display_path(path)}' changed during the operation ('{where}' became a link)")
+        if exc.errno == errno.ENOTDIR:
+            return FileOpError(f"Cannot use '{display_path(path)}': '{where}' is not a directory")
+        return FileOpError(f"Cannot use '{display_path(path)}': {exc.strerror}")
+
+    # -- operations ---------------------------------------------------------------------------------------------
+
+    def create_file(self, path: str, content: str) -> str:
+        """CREATE_FILE: write ``content`` (parents created), atomically. Returns the summary."""
+        parts = self.resolve(path)
+        data = _encode(path, content)
+        with self._parent(path, parts, create=True) as dir_fd:
+            existing = _lstat(dir_fd, parts[-1])
+            if existing is not None and not stat.S_ISREG(existing.st_mode):
+                raise _not_a_file(path, existing)
+            _write_atomic(dir_fd, parts[-1], data, existing)
+        shown = display_path(path)
+        return f"Created '{shown}'" if existing is None else f"Created '{shown}' (replaced the existing file)"
+
+    def edit_file(self, path: str, start_line: int, end_line: int, body: str) -> str:
+        """EDIT_FILE: replace lines ``start_line..end_line`` (1-based, inclusive); line endings are kept."""
+        parts = self.resolve(path)
+        shown = display_path(path)
+        with self._parent(path, parts, create=False) as dir_fd:
+            existing = _lstat(dir_fd, parts[-1])
+            if existing is None:
+                raise FileOpError(f"File '{shown}' not found", not_found=True)
+            if not stat.S_ISREG(existing.st_mode):
+                raise _not_a_file(path, existing)
+            raw = _read_all(dir_fd, parts[-1], path)
+            if b"\0" in raw[:BINARY_SNIFF_BYTES]:
+                raise FileOpError(f"File '{shown}' is binary; EDIT_FILE changes text files only")
+            text = raw.decode("utf-8", "surrogateescape")
+            new_text, count = _replace_lines(text, start_line, end_line, body, shown)
+            _write_atomic(dir_fd, parts[-1], new_text.encode("utf-8", "surrogateescape"), existing)
+        new_lines = len(split_lines(body)) if body else 0
+        span = f"line {start_line}" if start_line == end_line else f"lines {start_line}-{end_line}"
+        what = "deleted" if new_lines == 0 else f"replaced with {new_lines} line{'s' if new_lines != 1 else ''}"
+        return f"Edited '{shown}': {span} {what} (now {count} lines)"
+
+    def delete_file(self, path: str) -> str:
+        parts = self.resolve(path)
+        shown = display_path(path)
+        with self._parent(path, parts, create=False) as dir_fd:
+            existing = _lstat(dir_fd, parts[-1])
+            if existing is None:
+                raise FileOpError(f"File '{shown}' not found", not_found=True)
+            if stat.S_ISDIR(existing.st_mode):
+                raise FileOpError(f"'{shown}' is a directory; DELETE_FILE deletes files only")
+            try:
+                os.unlink(parts[-1], dir_fd=dir_fd)
+            except FileNotFoundError:
+                raise FileOpError(f"File '{shown}' not found", not_found=True) from None
+        return f"Deleted '{shown}'"
+
+    def read_file(self, path: str, max_chars: int = DEFAULT_READ_CHARS) -> FileContents:
+        """READ_FILE: the text (capped at ``max_chars``) or a binary notice."""
+        parts = self.resolve(path)
+        shown = display_path(path)
+        with self._parent(path, parts, create=False) as dir_fd:
+            existing = _lstat(dir_fd, parts[-1])
+            if existing is None:
+                raise FileOpError(f"File '{shown}' not found", not_found=True)
+            if not stat.S_ISREG(existing.st_mode):
+                raise _not_a_file(path, existing)
+            # A character is at most 4 bytes: this much is enough to fill the cap.
+            raw, size = _read_prefix(dir_fd, parts[-1], path, 4 * max_chars + 4)
+        if b"\0" in raw[:BINARY_SNIFF_BYTES]:
+            return FileContents(normalize_relative(path), f"(binary file, {size} bytes)", size, binary=True)
+        text = raw.decode("utf-8", "replace")
+        if len(raw) < size and text.endswith("\ufffd"):
+            text = text.rstrip("\ufffd")  # a character cut by the read limit, not a bad byte
+        truncated = len(raw) < size or len(text) > max_chars
+        if truncated:
+            text = text[:max_chars]
+            text += f"\n[... truncated: showing the first {len(text)} characters of {size} bytes ...]"
+        return FileContents(normalize_relative(path), text, size, truncated=truncated)
+
+    def exists(self, path: str) -> bool:
+        """True when ``path`` is an existing file inside the workspace (False when refused)."""
+        try:
+            parts = self.resolve(path)
+        except FileOpError:
+            return False
+        return os.path.isfile(os.path.join(self.root, *parts))
+
+    def line_count(self, path: str) -> int | None:
+        """Number of lines of an existing text file (for range checks), None when it cannot be read."""
+        try:
+            parts = self.resolve(path)
+            with self._parent(path, parts, create=False) as dir_fd:
+                return len(split_lines(_read_all(dir_fd, parts[-1], path).decode("utf-8", "replace")))
+        except (FileOpError, OSError):
+            return None
+
+    def list_files(self, limit: int = 1000) -> tuple[list[WorkspaceFile], int]:
+        """Files under the root (no links followed, hidden VCS folders and temporaries skipped), and how many more."""
+        found: list[WorkspaceFile] = []
+        more = 0
+        skip_dirs = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv"}
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            rel_dir = os.path.relpath(dirpath, self.root)
+            rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
+            dirnames[:] = sorted(
+                d for d in dirnames if d not in skip_dirs and f"{rel_dir}{d}".strip("/") not in self.protected
+            )
+            for name in sorted(filenames):
+                if name.endswith(TEMP_SUFFIX):
+                    continue
+                full = os.path.join(dirpath, name)
+                try:
+                    st = os.lstat(full)
+                except OSError:
+                    continue
+                if not stat.S_ISREG(st.st_mode):
+                    continue
+                if len(found) < limit:
+                    found.append(WorkspaceFile(rel_dir + name, st.st_size))
+                else:
+                    more += 1
+        found.sort(key=lambda f: f.path)
+        return found, more
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _encode(path: str, content: str) -> bytes:
+    try:
+        return content.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        raise FileOpError(f"Cannot write '{display_path(path)}': {exc.reason}") from None
+
+
+def _lstat(dir_fd: int, name: str) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _not_a_file(path: str, st: os.stat_result) -> FileOpError:
+    shown = display_path(path)
+    if stat.S_ISDIR(st.st_mode):
+        return FileOpError(f"'{shown}' is a directory")
+    if stat.S_ISLNK(st.st_mode):
+        return _rejected(f"Path '{shown}' changed during the operation (it became a link)")
+    return FileOpError(f"'{shown}' is not a regular file")
+
+
+def _open_regular(dir_fd: int, name: str, path: str) -> int:
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=dir_fd)
+    except FileNotFoundError:
+        raise FileOpError(f"File '{display_path(path)}' not found", not_found=True) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _rejected(f"Path '{display_path(path)}' changed during the operation (it became a link)") from None
+        raise FileOpError(f"Cannot read '{display_path(path)}': {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise FileOpError(f"'{display_path(path)}' is not a regular file")
+    return fd
+
+
+def _read_all(dir_fd: int, name: str, path: str) -> bytes:
+    fd = _open_regular(dir_fd, name, path)
+    try:
+        chunks: list[bytes] = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _read_prefix(dir_fd: int, name: str, path: str, limit: int) -> tuple[bytes, int]:
+    fd = _open_regular(dir_fd, name, path)
+    try:
+        size = os.fstat(fd).st_size
+        chunks: list[bytes] = []
+        got = 0
+        while got < limit and (chunk := os.read(fd, min(1 << 20, limit - got))):
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks), max(size, got)
+    finally:
+        os.close(fd)
+
+
+def _write_atomic(dir_fd: int, name: str, data: bytes, existing: os.stat_result | None) -> None:
+    """Write a temporary file next to ``name`` and rename it over ``name``: readers see the old or the new file."""
+    stem = name if len(name) <= 180 else name[:180]
+    tmp = f".{stem}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dir_fd)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            if existing is not None:
+                os.fchmod(fd, stat.S_IMODE(existing.st_mode))
+                if os.geteuid() == 0 and (existing.st_uid, existing.st_gid) != (0, 0):
+                    os.fchown(fd, existing.st_uid, existing.st_gid)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        raise
+    with contextlib.suppress(OSError):
+        os.fsync(dir_fd)
+
+
+def _replace_lines(text: str, start: int, end: int, body: str, shown: str) -> tuple[str, int]:
+    """``text`` with lines ``start..end`` replaced by ``body``'s lines, keeping line endings and the final newline."""
+    lines = split_lines_keepends(text)
+    if end > len(lines) or start < 1 or end < start:
+        count = len(lines)
+        raise FileOpError(
+            f"Line range {start}-{end} is beyond the end of '{shown}' ({count} line{'s' if count != 1 else ''})"
+        )
+    eol = _line_ending(lines)
+    final_newline = bool(lines) and lines[-1].endswith(("\n", "\r"))
+    new_lines = [line + eol for line in split_lines(body)] if body else []
+    result = lines[: start - 1] + new_lines + lines[end:]
+    if result:
+        last = result[-1]
+        stripped = last.rstrip("\r\n") if last.endswith(("\n", "\r")) else last
+        if final_newline and stripped == last:
+            result[-1] = last + eol
+        elif not final_newline and stripped != last:
+            result[-1] = stripped
+    return "".join(result), len(result)
+
+
+def _line_ending(lines: list[str]) -> str:
+    """The file's line ending: that of its first terminated line (``\\n`` for a file without any)."""
+    for line in lines:
+        if line.endswith("\r\n"):
+            return "\r\n"
+        if line.endswith("\n"):
+            return "\n"
+        if line.endswith("\r"):
+            return "\r"
+    return "\n"

@@ -1,0 +1,459 @@
+"""Running one process under asyncio with a real deadline and a whole-tree kill (SPEC §6).
+
+- The process gets an argv list (never re-quoted), its own session and process group, the given environment and
+  working directory, and stdin from a pipe fed with the given bytes (closed after them: a command that reads more
+  sees end of file, one that never reads does not block us).
+- stdout and stderr are read concurrently through the event loop into bounded :class:`StreamCapture` s.
+- The deadline is a timer on the event loop, independent of the pipes: when it fires (or the run is cancelled)
+  the whole tree gets SIGTERM, then after a short grace SIGKILL. "The tree" is the process group, every
+  descendant found through ``/proc`` and every process carrying this command's run tag in its environment — so a
+  grandchild that called ``setsid`` and closed its pipes dies too. Under bubblewrap the pid namespace already
+  guarantees that.
+- Exit is observed through a pidfd, so the child is reaped only after its group has been killed (its pid, and
+  hence its group id, cannot be reused in between).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import secrets
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from heredoc_lsp.executor.control import RunControl
+from heredoc_lsp.executor.environment import Redactor, StreamRedactor
+from heredoc_lsp.executor.output import DEFAULT_CAPTURE_BYTES, CapturedOutput, StreamCapture
+
+RUN_TAG_VARIABLE = "HEREDOC_LSP_RUN_TAG"
+READ_CHUNK = 1 << 20
+PIPE_SIZE = 1 << 20
+WRITE_CHUNK = 1 << 16
+DRAIN_AFTER_EXIT_S = 0.5  # how long leftover holders of the pipes may keep them after the process exited
+DRAIN_AFTER_KILL_S = 1.0
+
+Stream = Literal["stdout", "stderr"]
+STREAMS: tuple[Stream, Stream] = ("stdout", "stderr")
+OutputCallback = Callable[[Stream, str], None]
+StatusCallback = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessSpec:
+    """Everything needed to run one process. ``argv`` is final (sandbox and limits already applied)."""
+
+    argv: Sequence[str]
+    cwd: Path
+    env: Mapping[str, str]
+    stdin: bytes = b""
+    timeout_s: float | None = 30.0
+    kill_grace_s: float = 1.0
+    capture_bytes: int = DEFAULT_CAPTURE_BYTES
+    redactor: Redactor = field(default_factory=Redactor)
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessResult:
+    """How a process ended. ``exit_code`` follows :mod:`subprocess`: negative for a signal, None if never started."""
+
+    exit_code: int | None
+    stdout: CapturedOutput
+    stderr: CapturedOutput
+    duration_s: float
+    timed_out: bool = False
+    cancelled: bool = False
+    cancel_reason: str | None = None
+    spawn_error: str | None = None
+    killed_pids: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out and not self.cancelled
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The process tree, as /proc shows it
+
+
+@dataclass(frozen=True, slots=True)
+class _ProcInfo:
+    pid: int
+    ppid: int
+    pgrp: int
+    state: str
+
+
+def _read_stat(pid: int) -> _ProcInfo | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return None
+    # The command name is in parentheses and may itself contain spaces and parentheses.
+    fields = raw[raw.rfind(b")") + 2 :].split()
+    if len(fields) < 3:
+        return None
+    return _ProcInfo(pid, int(fields[1]), int(fields[2]), fields[0].decode("ascii", "replace"))
+
+
+def _has_tag(pid: int, tag: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return tag in f.read().split(b"\0")
+    except OSError:
+        return False
+
+
+def _live_tree(leader: int, pgid: int, tag: bytes | None) -> set[int]:
+    """Live (non-zombie) processes that belong to the command: its group, its descendants, carriers of its tag."""
+    infos: list[_ProcInfo] = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return set()
+    me = os.getpid()
+    for name in names:
+        if name.isdigit():
+            info = _read_stat(int(name))
+            if info is not None and info.pid != me:
+                infos.append(info)
+    children: dict[int, list[int]] = {}
+    for info in infos:
+        children.setdefault(info.ppid, []).append(info.pid)
+    found = {leader}
+    todo = [leader]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    alive = {i.pid for i in infos if i.state not in ("Z", "X")}
+    found.update(i.pid for i in infos if i.pgrp == pgid)
+    if tag is not None:
+        found.update(i.pid for i in infos if i.pid not in found and i.pid in alive and _has_tag(i.pid, tag))
+    return found & alive
+
+
+def _signal_pids(pids: set[int], sig: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Running
+
+
+class _Streams:
+    """The parent's ends of the three pipes, driven by the event loop."""
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        stdin_fd: int,
+        data: bytes,
+        out_fd: int,
+        err_fd: int,
+        captures: dict[Stream, StreamCapture],
+        on_overflow: Callable[[Stream], None],
+    ) -> None:
+        self._loop = loop
+        self._captures = captures
+        self._on_overflow = on_overflow
+        self._overflow_told: set[Stream] = set()
+        self._fds: dict[Stream, int] = {"stdout": out_fd, "stderr": err_fd}
+        self.eof: dict[Stream, asyncio.Future[None]] = {s: loop.create_future() for s in self._fds}
+        for stream, fd in self._fds.items():
+            os.set_blocking(fd, False)
+            with contextlib.suppress(OSError):
+                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+            loop.add_reader(fd, self._readable, stream)
+        self._stdin_fd: int | None = stdin_fd
+        self._stdin = memoryview(data)
+        self._stdin_pos = 0
+        os.set_blocking(stdin_fd, False)
+        self._write_stdin()
+        if self._stdin_fd is not None:
+            loop.add_writer(stdin_fd, self._write_stdin)
+
+    def _readable(self, stream: Stream) -> None:
+        fd = self._fds.get(stream)
+        if fd is None:
+            return
+        try:
+            data = os.read(fd, READ_CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if data:
+            capture = self._captures[stream]
+            capture.feed(data)
+            if capture.overflowed and stream not in self._overflow_told:
+                self._overflow_told.add(stream)
+                self._on_overflow(stream)
+            return
+        self._close_stream(stream)
+
+    def _close_stream(self, stream: Stream) -> None:
+        fd = self._fds.pop(stream, None)
+        if fd is None:
+            return
+        self._loop.remove_reader(fd)
+        os.close(fd)
+        if not self.eof[stream].done():
+            self.eof[stream].set_result(None)
+
+    def _write_stdin(self) -> None:
+        fd = self._stdin_fd
+        if fd is None:
+            return
+        while self._stdin_pos < len(self._stdin):
+            try:
+                self._stdin_pos += os.write(fd, self._stdin[self._stdin_pos : self._stdin_pos + WRITE_CHUNK])
+            except BlockingIOError:
+                return  # the pipe is full; the loop calls again when the command reads
+            except OSError:
+                break  # EPIPE: the command closed its stdin or exited; the rest is not wanted
+        self.close_stdin()
+
+    def close_stdin(self) -> None:
+        fd, self._stdin_fd = self._stdin_fd, None
+        if fd is not None:
+            self._loop.remove_writer(fd)
+            os.close(fd)
+
+    @property
+    def open_streams(self) -> tuple[Stream, ...]:
+        return tuple(self._fds)
+
+    async def drain(self, timeout_s: float) -> bool:
+        """Wait for end of file on both output pipes; False when someone still holds them after ``timeout_s``."""
+        pending = [f for f in self.eof.values() if not f.done()]
+        if not pending:
+            return True
+        _done, still = await asyncio.wait(pending, timeout=timeout_s)
+        return not still
+
+    def close(self) -> None:
+        self.close_stdin()
+        for stream in list(self._fds):
+            # Read what is already buffered before giving up on a pipe someone else still holds.
+            self._readable(stream)
+            self._close_stream(stream)
+
+
+class _ExitWatcher:
+    """Resolves when the child has exited, without reaping it (pidfd; a poll as fallback)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, pid: int) -> None:
+        self._loop = loop
+        self._pid = pid
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self._pidfd: int | None = None
+        self._poller: asyncio.Task[None] | None = None
+        try:
+            self._pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self._poller = loop.create_task(self._poll())
+        else:
+            loop.add_reader(self._pidfd, self._on_exit)
+
+    def _on_exit(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+    async def _poll(self) -> None:
+        while True:
+            try:
+                info = os.waitid(os.P_PID, self._pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                info = None
+                self._on_exit()
+                return
+            if info is not None:
+                self._on_exit()
+                return
+            await asyncio.sleep(0.01)
+
+    def close(self) -> None:
+        if self._pidfd is not None:
+            self._loop.remove_reader(self._pidfd)
+            os.close(self._pidfd)
+            self._pidfd = None
+        if self._poller is not None:
+            self._poller.cancel()
+
+
+async def run_process(
+    spec: ProcessSpec,
+    control: RunControl | None = None,
+    on_output: OutputCallback | None = None,
+    on_status: StatusCallback | None = None,
+) -> ProcessResult:
+    """Run ``spec`` to its end, its deadline or the run's cancellation; never leaves a process behind on a kill."""
+    loop = asyncio.get_running_loop()
+    start = time.monotonic()
+    redactors: dict[Stream, StreamRedactor] = {s: StreamRedactor(spec.redactor) for s in STREAMS}
+
+    def live(stream: Stream) -> Callable[[str], None] | None:
+        if on_output is None:
+            return None
+
+        def forward(text: str) -> None:
+            shown = redactors[stream].feed(text)
+            if shown:
+                on_output(stream, shown)
+
+        return forward
+
+    half = spec.capture_bytes // 2
+    captures: dict[Stream, StreamCapture] = {
+        "stdout": StreamCapture(half, spec.capture_bytes - half, live("stdout")),
+        "stderr": StreamCapture(half, spec.capture_bytes - half, live("stderr")),
+    }
+    if control is not None and control.cancelled:
+        return _not_started(captures, start, cancelled=control.reason)
+    tag = secrets.token_hex(12)
+    env = {**spec.env, RUN_TAG_VARIABLE: tag}
+    in_r, in_w = os.pipe2(os.O_CLOEXEC)
+    out_r, out_w = os.pipe2(os.O_CLOEXEC)
+    err_r, err_w = os.pipe2(os.O_CLOEXEC)
+    try:
+        proc = subprocess.Popen(
+            list(spec.argv),
+            stdin=in_r,
+            stdout=out_w,
+            stderr=err_w,
+            cwd=spec.cwd,
+            env=env,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
+            os.close(fd)
+        return _not_started(captures, start, error=f"cannot start {spec.argv[0]!r}: {exc}")
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(in_r)
+            os.close(out_w)
+            os.close(err_w)
+
+    def overflow(stream: Stream) -> None:
+        if on_status is not None:
+            on_status(f"{stream} is larger than {half} bytes: the rest is counted, its end kept")
+
+    streams = _Streams(loop, in_w, spec.stdin, out_r, err_r, captures, overflow)
+    watcher = _ExitWatcher(loop, proc.pid)
+    pgid = proc.pid
+    tag_entry = f"{RUN_TAG_VARIABLE}={tag}".encode()
+    timed_out = False
+    cancel_reason: str | None = None
+    killed: set[int] = set()
+    cancel_wait: asyncio.Task[str] | None = None
+    try:
+        waits: set[asyncio.Future[Any]] = {watcher.exited}
+        if control is not None:
+            cancel_wait = loop.create_task(control.wait_cancelled())
+            waits.add(cancel_wait)
+        timeout = None if spec.timeout_s is None else max(spec.timeout_s, 0.0)
+        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if not watcher.exited.done():
+            if cancel_wait is not None and cancel_wait.done():
+                cancel_reason = cancel_wait.result()
+            else:
+                timed_out = True
+            killed = await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, spec.kill_grace_s)
+            drained = await streams.drain(DRAIN_AFTER_KILL_S)
+        else:
+            # Whatever the command left running in its group ends with it (the pid is not reaped yet: no reuse).
+            _signal_group(pgid, signal.SIGKILL)
+            drained = await streams.drain(DRAIN_AFTER_EXIT_S)
+            if not drained:
+                # Something outside the group (setsid) still holds the pipes: find it by its run tag.
+                killed = await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, 0.0)
+                drained = await streams.drain(DRAIN_AFTER_KILL_S)
+    finally:
+        if cancel_wait is not None:
+            cancel_wait.cancel()
+        streams.close()
+        watcher.close()
+        if proc.poll() is None:
+            # Only reached when the await above was itself cancelled: never leave the child behind.
+            await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, 0.0)
+        with contextlib.suppress(ChildProcessError):
+            proc.wait()
+    out, err = captures["stdout"].finish(), captures["stderr"].finish()
+    if on_output is not None:
+        for stream in STREAMS:
+            rest = redactors[stream].finish()
+            if rest:
+                on_output(stream, rest)
+    return ProcessResult(
+        exit_code=proc.returncode,
+        stdout=_redacted(out, spec.redactor),
+        stderr=_redacted(err, spec.redactor),
+        duration_s=time.monotonic() - start,
+        timed_out=timed_out,
+        cancelled=cancel_reason is not None,
+        cancel_reason=cancel_reason,
+        killed_pids=len(killed),
+    )
+
+
+async def _kill_tree(leader: int, pgid: int, tag: bytes, exited: asyncio.Future[None], grace_s: float) -> set[int]:
+    """SIGTERM to the tree, ``grace_s`` for the leader to exit, then SIGKILL until nothing of the tree is left."""
+    seen: set[int] = set()
+    if grace_s > 0:
+        tree = _live_tree(leader, pgid, tag)
+        seen |= tree
+        _signal_group(pgid, signal.SIGTERM)
+        _signal_pids(tree, signal.SIGTERM)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(exited), grace_s)
+    for _round in range(50):
+        # Freeze first so nothing forks between the scan and the kill, then kill what the scan found.
+        _signal_group(pgid, signal.SIGKILL)
+        tree = _live_tree(leader, pgid, tag)
+        if not tree:
+            break
+        seen |= tree
+        _signal_pids(tree, signal.SIGSTOP)
+        _signal_pids(_live_tree(leader, pgid, tag) | tree, signal.SIGKILL)
+        await asyncio.sleep(0.005)
+    seen.discard(leader)
+    return seen
+
+
+def _not_started(
+    captures: dict[Stream, StreamCapture], start: float, *, error: str | None = None, cancelled: str | None = None
+) -> ProcessResult:
+    return ProcessResult(
+        exit_code=None,
+        stdout=captures["stdout"].finish(),
+        stderr=captures["stderr"].finish(),
+        duration_s=time.monotonic() - start,
+        cancelled=cancelled is not None,
+        cancel_reason=cancelled,
+        spawn_error=error,
+    )
+
+
+def _redacted(out: CapturedOutput, redactor: Redactor) -> CapturedOutput:
+    if not redactor:
+        return out
+    head, tail = redactor.redact_cut(out.head, out.tail) if out.omitted_bytes else (redactor.redact(out.head), "")
+    return CapturedOutput(head, tail, out.omitted_bytes, out.total_bytes)
