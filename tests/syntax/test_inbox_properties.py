@@ -96,9 +96,12 @@ def test_never_raises_and_spans_are_inside(text: str) -> None:
 
 # --- round trip -----------------------------------------------------------------------------------------------------
 
-line_text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=12)
+line_text = st.text(st.characters(codec="utf-8", exclude_characters="\r\n"), max_size=12)
 value_text = st.text(
-    st.one_of(st.sampled_from(['"', "\\", "]", " ", "/", "[", "é", "😀"]), st.characters(blacklist_characters="\r\n")),
+    st.one_of(
+        st.sampled_from(['"', "\\", "]", " ", "/", "[", "é", "😀"]),
+        st.characters(codec="utf-8", exclude_characters="\r\n"),
+    ),
     max_size=10,
 )
 path_text = (

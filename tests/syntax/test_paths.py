@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from heredoc_lsp.syntax.paths import PathProblem, check_path_text, display_path, normalize_relative
 
-OUT = "path_outside_workspace"
-INVALID = "invalid_path"
+OUT: Final = "path_outside_workspace"
+INVALID: Final = "invalid_path"
 
 
 @pytest.mark.parametrize(

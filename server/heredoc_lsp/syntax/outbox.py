@@ -121,16 +121,13 @@ def _missing(lines: Sequence[str], found: list[tuple[str, int]]) -> list[Diagnos
     for index, name in enumerate(SECTION_NAMES):
         if name in present:
             continue
-        previous = next((n for n in reversed(SECTION_NAMES[:index]) if n in present), None)
         following = next((line for n, line in found if SECTION_NAMES.index(n) > index), None)
         insert_line = following if following is not None else len(lines)
         if name == "HEADER":
             where = "it must be the first line"
             insert_line = 0
-        elif previous is not None:
-            where = f"expected after {marker(previous)}"
         else:
-            where = "expected near the top"
+            where = f"expected after '{marker(SECTION_NAMES[index - 1])}'"
         if not lines:
             span = Span(0, 0, 0, 0)
         else:
