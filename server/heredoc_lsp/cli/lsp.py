@@ -1,0 +1,64 @@
+"""``heredoc-lsp lsp``: the language server on stdio (or ``--tcp HOST:PORT`` for debugging)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from typing import Any
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "lsp",
+        help="run the language server (stdio)",
+        description="Run the heredoc-lsp language server over stdio. Logs go to stderr, never stdout.",
+    )
+    parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
+    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead (for debugging)")
+    parser.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default=os.environ.get("HEREDOC_LSP_LOG", "warning").lower()
+        if os.environ.get("HEREDOC_LSP_LOG", "").lower() in LOG_LEVELS
+        else "warning",
+        help="stderr log level (default: warning, or $HEREDOC_LSP_LOG)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def _parse_host_port(value: str) -> tuple[str, int] | None:
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        return None
+    return (host or "127.0.0.1").strip("[]"), int(port)
+
+
+def run(args: argparse.Namespace) -> int:
+    address = None
+    if args.tcp is not None:
+        address = _parse_host_port(args.tcp)
+        if address is None:
+            sys.stderr.write(f"heredoc-lsp lsp: error: --tcp expects HOST:PORT, got {args.tcp!r}\n")
+            return 2
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=getattr(logging, args.log_level.upper()),
+        format="heredoc-lsp %(levelname)s %(name)s: %(message)s",
+    )
+    # pygls logs every message body at INFO: keep it quiet unless debugging.
+    if args.log_level != "debug":
+        logging.getLogger("pygls").setLevel(logging.WARNING)
+
+    from heredoc_lsp.lsp.server import ClientLogHandler, build_server
+
+    server = build_server()
+    logging.getLogger("heredoc_lsp").addHandler(ClientLogHandler(server))
+    if address is not None:
+        server.start_tcp(*address)
+    else:
+        server.start_io()
+    return 0

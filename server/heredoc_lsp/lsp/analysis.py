@@ -1,0 +1,208 @@
+"""The per-document analysis cache: parse once per document version, shared by every feature.
+
+``server.analyses.get(uri)`` returns a :class:`Snapshot` of the document's *current* version: the parse tree and
+the final diagnostics (suppressions applied, workspace checks included), computed by the analysis core of
+:mod:`heredoc_lsp.analysis`. It is computed at most once per version and configuration; diagnostics, code actions
+and the navigation features all read the same snapshot. ``.cli`` scripts are re-parsed incrementally from the
+nearest safe line before the edit (:mod:`heredoc_lsp.lsp.incremental`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from heredoc_lsp.analysis.core import Analysis, default_workspace
+from heredoc_lsp.analysis.suppress import apply_suppressions, find_suppressions
+from heredoc_lsp.config import Config
+from heredoc_lsp.languages import Language
+from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit
+from heredoc_lsp.syntax.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from heredoc_lsp.lsp.server import HeredocLanguageServer
+
+log = logging.getLogger(__name__)
+
+_SERIALS = itertools.count(1)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One analysed version of an open document.
+
+    ``lines`` are that version's lines (no terminators); convert positions against them. ``analysis`` is the core's
+    :class:`~heredoc_lsp.analysis.core.Analysis` (``tree``, final ``diagnostics``, ``suppressed``, ``newline``,
+    ``workspace``, ``suppression_edit()``).
+    """
+
+    uri: str
+    version: int | None
+    revision: int
+    serial: int  # unique per snapshot in this process (the pull diagnostics resultId)
+    generation: int
+    language: Language
+    path: str | None
+    config: Config
+    analysis: Analysis
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return self.analysis.lines
+
+    @property
+    def tree(self) -> Any:
+        return self.analysis.tree
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        return self.analysis.diagnostics
+
+
+def _newline_of(doc: Document) -> str:
+    return doc.endings[0] if doc.endings and doc.endings[0] else "\n"
+
+
+def _position(d: Diagnostic) -> tuple[int, int, int, int]:
+    return (d.span.start_line, d.span.start_col, int(d.severity), 0)
+
+
+def _has_directive(lines: Sequence[str]) -> bool:
+    return any("heredoc-lsp" in line for line in lines)
+
+
+def finish(
+    language: Language,
+    lines: Sequence[str],
+    tree: Any,
+    found: list[Diagnostic],
+    newline: str,
+    workspace: Path | None,
+    has_directive: bool,
+) -> Analysis:
+    """Apply suppressions and build the core's Analysis (what ``analysis.core.analyze`` does after parsing)."""
+    kept: list[Diagnostic] = found
+    suppressed: list[Diagnostic] = []
+    if found and has_directive:
+        from heredoc_lsp.analysis.layouts import layout_for
+
+        kept, suppressed = apply_suppressions(found, find_suppressions(lines, layout_for(language, lines, tree)))
+    kept.sort(key=_position)
+    return Analysis(
+        language=language,
+        lines=lines,
+        tree=tree,
+        diagnostics=tuple(kept),
+        suppressed=tuple(suppressed),
+        newline=newline,
+        workspace=workspace,
+    )
+
+
+def analyze_lines(
+    language: Language, lines: Sequence[str], config: Config, newline: str, workspace: Path | None
+) -> Analysis:
+    """The core analysis of already split lines (``analysis.core.analyze`` without joining and re-splitting)."""
+    lines = tuple(lines)
+    found: list[Diagnostic] = []
+    tree: Any
+    if language is Language.CLI:
+        from heredoc_lsp.syntax.cli import parse_cli
+
+        tree = parse_cli(lines, config.commands, config.compat)
+    elif language is Language.INBOX:
+        from heredoc_lsp.syntax.inbox import parse_inbox
+
+        tree = parse_inbox(lines)
+        if workspace is not None:
+            from heredoc_lsp.analysis.workspace import workspace_diagnostics
+
+            found.extend(workspace_diagnostics(tree, workspace))
+    elif language is Language.OUTBOX:
+        from heredoc_lsp.syntax.outbox import parse_outbox
+
+        tree = parse_outbox(lines)
+    else:
+        from heredoc_lsp.syntax.params import parse_params
+
+        tree = parse_params(lines, None)
+    found.extend(tree.diagnostics)
+    return finish(language, lines, tree, found, newline, workspace, _has_directive(lines))
+
+
+class Analyses:
+    """Latest snapshot per open document, brought up to date on demand."""
+
+    def __init__(self, server: HeredocLanguageServer) -> None:
+        self.server = server
+        self._snapshots: dict[str, Snapshot] = {}
+        self._pending: dict[str, LineEdit] = {}
+        self.full_parses = 0  # counters for tests and the benchmark
+        self.incremental_parses = 0
+
+    def note_edit(self, doc: Document, edit: LineEdit) -> None:
+        key = DocumentStore.key(doc.uri)
+        previous = self._pending.get(key)
+        self._pending[key] = edit if previous is None else previous.then(edit)
+
+    def forget(self, uri: str) -> None:
+        key = DocumentStore.key(uri)
+        self._snapshots.pop(key, None)
+        self._pending.pop(key, None)
+
+    def peek(self, uri: str) -> Snapshot | None:
+        """The last snapshot computed, current or not (never computes)."""
+        return self._snapshots.get(DocumentStore.key(uri))
+
+    def workspace_for(self, doc: Document, config: Config) -> Path | None:
+        root = self.server.settings.workspace_root_for(doc.path)
+        if root is None and doc.path is not None and doc.language is Language.INBOX:
+            root = default_workspace(Path(doc.path), config)
+        return root
+
+    def get(self, uri: str) -> Snapshot | None:
+        """The snapshot of the document's current version (None when it is not open or not one of ours)."""
+        doc = self.server.documents.get(uri)
+        if doc is None or doc.language is None:
+            return None
+        key = DocumentStore.key(uri)
+        generation = self.server.settings.generation
+        snap = self._snapshots.get(key)
+        if snap is not None and snap.revision == doc.revision and snap.generation == generation:
+            return snap
+        config = self.server.settings.config_for(doc)
+        workspace = self.workspace_for(doc, config)
+        edit = self._pending.pop(key, None)
+        analysis: Analysis | None = None
+        if (
+            snap is not None
+            and edit is not None
+            and snap.generation == generation
+            and doc.language is Language.CLI
+            and snap.language is Language.CLI
+        ):
+            from heredoc_lsp.lsp.incremental import reanalyze_cli
+
+            analysis = reanalyze_cli(snap.analysis, doc, edit, config, workspace)
+            if analysis is not None:
+                self.incremental_parses += 1
+        if analysis is None:
+            analysis = analyze_lines(doc.language, doc.lines, config, _newline_of(doc), workspace)
+            self.full_parses += 1
+        snap = Snapshot(
+            uri=doc.uri,
+            version=doc.version,
+            revision=doc.revision,
+            serial=next(_SERIALS),
+            generation=generation,
+            language=doc.language,
+            path=doc.path,
+            config=config,
+            analysis=analysis,
+        )
+        self._snapshots[key] = snap
+        return snap

@@ -1,0 +1,222 @@
+"""Diagnostics: pushed with the document version, pulled by clients that support ``textDocument/diagnostic``.
+
+Modes (``initializationOptions.diagnosticMode``, read once at start-up because capabilities depend on it):
+
+- ``auto`` (default): clients that advertise pull diagnostics get pull only (``diagnosticProvider``); all others
+  get pushes. Pushing to a client that also pulls would show every problem twice: VS Code and Neovim keep pushed
+  and pulled diagnostics in separate collections (Neovim: one namespace per client for push and another for pull).
+- ``push``: push to every client, never offer pull.
+- ``both``: push to every client and offer pull too (SPEC §10 read literally; for clients that de-duplicate).
+
+Pushes are scheduled after each change and computed from the then-current text, so versions superseded by a
+later change before the work ran are never analysed (the work is dropped). Every push carries the version it was
+computed for. A pull is answered from the current text at request time; the same ``resultId`` means unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from heredoc_lsp.lsp.analysis import Snapshot
+from heredoc_lsp.lsp.documents import Document, DocumentStore
+from heredoc_lsp.lsp.positions import span_to_range
+from heredoc_lsp.syntax.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from pygls.workspace import PositionCodec
+
+    from heredoc_lsp.lsp.server import HeredocLanguageServer
+
+log = logging.getLogger(__name__)
+
+SOURCE = "heredoc-lsp"
+PULL_IDENTIFIER = "heredoc-lsp"
+
+
+def _json_safe(value: Any) -> Any:
+    """``data`` must survive JSON: keep plain values, lists and string-keyed objects; drop the rest."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    return str(value)
+
+
+def to_lsp(
+    uri: str,
+    lines: Sequence[str],
+    codec: PositionCodec,
+    d: Diagnostic,
+    *,
+    related: bool = True,
+    data: bool = True,
+) -> types.Diagnostic:
+    """One core diagnostic as an LSP diagnostic (ranges in the client's encoding)."""
+    info: list[types.DiagnosticRelatedInformation] | None = None
+    if related and d.related:
+        info = [
+            types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri, range=span_to_range(codec, lines, r.span)), message=r.message
+            )
+            for r in d.related
+        ]
+    return types.Diagnostic(
+        range=span_to_range(codec, lines, d.span),
+        message=d.message,
+        severity=types.DiagnosticSeverity(int(d.severity)),
+        code=d.code,
+        source=SOURCE,
+        related_information=info,
+        data=_json_safe(dict(d.data)) if data and d.data else None,
+    )
+
+
+class DiagnosticsFeature:
+    def __init__(self, server: HeredocLanguageServer) -> None:
+        self.server = server
+        self.push = True
+        self.pull = False
+        self._scheduled: dict[str, None] = {}  # ordered set of URIs waiting for a push
+        self._flush_handle: asyncio.Handle | None = None
+        self._cache: dict[str, tuple[tuple[int, bool, bool], list[types.Diagnostic]]] = {}
+        self._related_push = True
+        self._data_push = True
+        self._related_pull = True
+        self._data_pull = True
+        self.published_versions: dict[str, int | None] = {}
+
+    # -- wiring ------------------------------------------------------------------------------------------------
+    def register(self) -> None:
+        hooks = self.server.hooks
+        hooks.initialize.append(self._on_initialize)
+        hooks.opened.append(self._on_open)
+        hooks.changed.append(self._on_change)
+        hooks.closed.append(self._on_close)
+        hooks.config_changed.append(self._on_config_changed)
+
+    def _on_initialize(self, params: types.InitializeParams) -> None:
+        caps = params.capabilities
+        mode = self.server.settings.diagnostic_mode
+        client_pulls = get_capability(caps, "text_document.diagnostic") is not None
+        self.pull = client_pulls and mode in ("auto", "both")
+        self.push = mode in ("push", "both") or not self.pull
+        self._related_push = bool(get_capability(caps, "text_document.publish_diagnostics.related_information", False))
+        self._data_push = bool(get_capability(caps, "text_document.publish_diagnostics.data_support", False))
+        self._related_pull = bool(get_capability(caps, "text_document.diagnostic.related_information", True))
+        self._data_pull = True  # DocumentDiagnostic has no data flag; data is part of the Diagnostic type
+        log.info("diagnostics: push=%s pull=%s (mode %s)", self.push, self.pull, mode)
+        if self.pull:
+            self.server.feature(
+                types.TEXT_DOCUMENT_DIAGNOSTIC,
+                types.DiagnosticOptions(
+                    identifier=PULL_IDENTIFIER, inter_file_dependencies=False, workspace_diagnostics=False
+                ),
+            )(self._on_pull)
+
+    def _on_open(self, doc: Document) -> None:
+        if self.push:
+            self.schedule(doc.uri)
+
+    def _on_change(self, doc: Document) -> None:
+        if self.push:
+            self.schedule(doc.uri)
+
+    def _on_close(self, uri: str) -> None:
+        key = DocumentStore.key(uri)
+        self._scheduled.pop(key, None)
+        self._cache.pop(key, None)
+        if self.push and self.server.protocol.writer is not None:
+            self.published_versions.pop(key, None)
+            self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def _on_config_changed(self) -> None:
+        if self.push:
+            for doc in self.server.documents:
+                self.schedule(doc.uri)
+        if self.pull and get_capability(
+            self.server.client_capabilities, "workspace.diagnostics.refresh_support", False
+        ):
+            try:
+                self.server.workspace_diagnostic_refresh(None)
+            except Exception as exc:
+                log.info("workspace/diagnostic/refresh failed: %s", exc)
+
+    # -- push --------------------------------------------------------------------------------------------------
+    def schedule(self, uri: str) -> None:
+        """Publish the diagnostics of ``uri`` soon (once, however many changes arrive before then)."""
+        self._scheduled[DocumentStore.key(uri)] = None
+        if self._flush_handle is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                self.flush()
+                return
+            self._flush_handle = loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        self._flush_handle = None
+        while self._scheduled:
+            key = next(iter(self._scheduled))
+            del self._scheduled[key]
+            try:
+                self._publish(key)
+            except Exception:
+                log.exception("publishing diagnostics for %s failed", key)
+                self.server.log_to_client(f"heredoc-lsp: could not check {key}; see the server log")
+
+    def _publish(self, key: str) -> None:
+        doc = self.server.documents.get(key)
+        if doc is None:
+            return
+        snap = self.server.analyses.get(doc.uri)
+        if snap is None:
+            diagnostics: list[types.Diagnostic] = []
+        elif snap.revision != doc.revision:
+            return  # superseded while it was computed: the newer version is scheduled
+        else:
+            diagnostics = self.lsp_diagnostics(snap, related=self._related_push, data=self._data_push)
+        if self.server.protocol.writer is None:
+            return
+        self.published_versions[key] = doc.version
+        self.server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=doc.uri, version=doc.version, diagnostics=diagnostics)
+        )
+
+    # -- pull --------------------------------------------------------------------------------------------------
+    def _on_pull(self, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+        uri = params.text_document.uri
+        snap = self.server.analyses.get(uri)
+        if snap is None:
+            return types.RelatedFullDocumentDiagnosticReport(items=[], result_id=None)
+        result_id = str(snap.serial)
+        if params.previous_result_id == result_id:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+        items = self.lsp_diagnostics(snap, related=self._related_pull, data=self._data_pull)
+        return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+
+    # -- conversion --------------------------------------------------------------------------------------------
+    def lsp_diagnostics(self, snap: Snapshot, *, related: bool = True, data: bool = True) -> list[types.Diagnostic]:
+        """The snapshot's diagnostics in LSP form (cached per snapshot)."""
+        key = DocumentStore.key(snap.uri)
+        stamp = (snap.serial, related, data)
+        cached = self._cache.get(key)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        codec = self.server.position_codec
+        out = [to_lsp(snap.uri, snap.lines, codec, d, related=related, data=data) for d in snap.diagnostics]
+        self._cache[key] = (stamp, out)
+        return out
+
+
+def register(server: HeredocLanguageServer) -> None:
+    feature = DiagnosticsFeature(server)
+    server.diagnostics_feature = feature
+    feature.register()

@@ -1,0 +1,132 @@
+"""pygls' protocol with our document store in place of its ``TextDocument`` rebuild, and two robustness fixes.
+
+- ``didOpen``/``didChange``/``didClose`` update :class:`~heredoc_lsp.lsp.documents.DocumentStore` line by line
+  (pygls would rebuild and re-split the whole text per change) and then run the user handlers as pygls does. pygls'
+  own workspace is given a read-only view of each open document, so ``workspace.get_text_document(uri)`` still
+  returns the editor's text rather than the file on disk.
+- A request whose parameters do not match the LSP types gets an ``InvalidParams`` error response; pygls would only
+  log it and leave the client waiting forever.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Generator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.workspace import TextDocument
+
+from heredoc_lsp.lsp.documents import Document, LineEdit
+from heredoc_lsp.lsp.positions import from_client
+
+if TYPE_CHECKING:
+    from heredoc_lsp.lsp.server import HeredocLanguageServer
+
+log = logging.getLogger(__name__)
+
+
+class _Answered:
+    """Stands for a message that was already answered while it was being decoded."""
+
+    jsonrpc = ""
+
+
+class DocumentView(TextDocument):
+    """pygls ``TextDocument`` that reads an open :class:`Document` (kept for code that asks pygls' workspace)."""
+
+    def __init__(self, doc: Document, protocol: LanguageServerProtocol) -> None:
+        super().__init__(
+            doc.uri,
+            source="",
+            version=doc.version,
+            language_id=doc.language_id,
+            position_codec=protocol.workspace.position_codec,
+        )
+        self._doc = doc
+
+    @property
+    def source(self) -> str:
+        return self._doc.text()
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return tuple(line + ending for line, ending in zip(self._doc.lines, self._doc.endings, strict=True))
+
+    def apply_change(self, change: types.TextDocumentContentChangeEvent) -> None:
+        raise RuntimeError("open documents are changed through the heredoc-lsp document store")
+
+
+class HeredocProtocol(LanguageServerProtocol):
+    _server: HeredocLanguageServer
+
+    # -- text synchronisation ----------------------------------------------------------------------------------
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> Generator[Any, Any, None]:
+        item = params.text_document
+        doc = self._server.documents.open(item.uri, item.text, item.version, item.language_id)
+        self._expose(doc)
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Generator[Any, Any, None]:
+        uri = params.text_document.uri
+        doc = self._server.documents.get(uri)
+        if doc is None:
+            log.warning("didChange for a document that is not open: %s", uri)
+            return
+        edit: LineEdit | None = None
+        codec = self.workspace.position_codec
+        version = params.text_document.version
+        for change in params.content_changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                start = from_client(codec, doc.lines, change.range.start)
+                end = from_client(codec, doc.lines, change.range.end)
+                step = doc.replace_range(start, end, change.text, version)
+            else:
+                step = doc.replace_all(change.text, version)
+            edit = step if edit is None else edit.then(step)
+        doc.version = version
+        if edit is not None:
+            self._server.note_edit(doc, edit)
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> Generator[Any, Any, None]:
+        self._server.documents.close(params.text_document.uri)
+        with contextlib.suppress(KeyError):
+            self.workspace.remove_text_document(params.text_document.uri)
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield handler, (params,), None
+
+    def _expose(self, doc: Document) -> None:
+        # pygls keys its documents by the percent-decoded URI; a private dict, but the only way to hand it a view.
+        from urllib.parse import unquote
+
+        self.workspace._text_documents[unquote(doc.uri)] = DocumentView(doc, self)
+
+    # -- decoding errors ---------------------------------------------------------------------------------------
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if "id" in data and "method" in data:
+                method = data.get("method")
+                log.warning("invalid parameters for %s (request %r): %s", method, data.get("id"), exc.__cause__)
+                error = JsonRpcInvalidParams(f"Invalid parameters for {method}")
+                self._send_response(data["id"], error=error.to_response_error())
+                return _Answered()
+            if "method" in data:
+                log.warning("ignoring %s with invalid parameters: %s", data.get("method"), exc.__cause__)
+                return _Answered()
+            raise
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, _Answered):
+            return
+        super().handle_message(message)

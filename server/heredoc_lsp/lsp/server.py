@@ -1,0 +1,228 @@
+"""The language server: one pygls ``LanguageServer`` with our document store, and one module per LSP feature.
+
+Extending it: write ``heredoc_lsp/lsp/<feature>.py`` with ``register(server: HeredocLanguageServer) -> None`` that
+decorates its handlers with ``@server.feature(...)`` (wrap them in :func:`guarded` so a bug logs instead of
+failing), and add the module name to :data:`FEATURE_MODULES`. Read documents and analyses through the server:
+
+- ``server.documents.get(uri)`` -> :class:`~heredoc_lsp.lsp.documents.Document` (lines, version, language);
+- ``server.analyses.get(uri)`` -> :class:`~heredoc_lsp.lsp.analysis.Snapshot`: the parse and final diagnostics of
+  the document's current version, computed once per version and shared by every feature;
+- ``server.position_codec`` with :mod:`heredoc_lsp.lsp.positions` for every position that crosses the wire.
+
+pygls allows one handler per LSP method, so the lifecycle notifications (initialize, initialized, didOpen,
+didChange, didClose, didSave, shutdown) are registered here once and fanned out through :class:`Hooks`; a feature
+module appends its callbacks to ``server.hooks.<event>`` instead of registering those methods itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import importlib
+import inspect
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from lsprotocol import types
+from pygls.exceptions import FeatureRequestError
+from pygls.lsp.server import LanguageServer
+from pygls.workspace import PositionCodec
+
+from heredoc_lsp import __version__
+from heredoc_lsp.lsp.analysis import Analyses
+from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit
+from heredoc_lsp.lsp.protocol import HeredocProtocol
+from heredoc_lsp.lsp.settings import SettingsManager
+
+if TYPE_CHECKING:
+    from heredoc_lsp.lsp.diagnostics import DiagnosticsFeature
+
+log = logging.getLogger("heredoc_lsp.lsp")
+
+# Feature modules under heredoc_lsp.lsp, each with register(server). Order matters only for hooks.
+FEATURE_MODULES: tuple[str, ...] = ("diagnostics", "code_actions")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class Hooks:
+    """Callbacks run by the lifecycle handlers, in registration order; one failing callback never stops the rest."""
+
+    initialize: list[Callable[[types.InitializeParams], None]] = field(default_factory=list)
+    initialized: list[Callable[[], None]] = field(default_factory=list)
+    opened: list[Callable[[Document], None]] = field(default_factory=list)
+    changed: list[Callable[[Document], None]] = field(default_factory=list)
+    closed: list[Callable[[str], None]] = field(default_factory=list)
+    saved: list[Callable[[str], None]] = field(default_factory=list)
+    # The effective configuration may have changed (settings, heredoc-lsp.toml): open documents need a re-check.
+    config_changed: list[Callable[[], None]] = field(default_factory=list)
+    shutdown: list[Callable[[], None]] = field(default_factory=list)
+
+
+class HeredocLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            "heredoc-lsp",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=HeredocProtocol,
+            # The stdin reader shares this pool: never starve it (see the notes on pygls threads).
+            max_workers=8,
+        )
+        self.documents = DocumentStore()
+        self.hooks = Hooks()
+        self.settings = SettingsManager(self)
+        self.analyses = Analyses(self)
+        self.diagnostics_feature: DiagnosticsFeature | None = None  # set by heredoc_lsp.lsp.diagnostics
+
+    # -- shared state ------------------------------------------------------------------------------------------
+    @property
+    def position_codec(self) -> PositionCodec:
+        return self.workspace.position_codec
+
+    def note_edit(self, doc: Document, edit: LineEdit) -> None:
+        """Called by the protocol after a change was applied, before the didChange hooks run."""
+        self.analyses.note_edit(doc, edit)
+
+    def run_hooks(self, hooks: list[Callable[..., None]], *args: Any) -> None:
+        for hook in list(hooks):
+            try:
+                hook(*args)
+            except Exception:
+                log.exception("error in %s", getattr(hook, "__qualname__", hook))
+                self.log_to_client(f"internal error in {getattr(hook, '__qualname__', hook)}; see the server log")
+
+    # -- logging -----------------------------------------------------------------------------------------------
+    def log_to_client(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
+        """``window/logMessage`` (never a popup); silently skipped when no client is connected."""
+        if self.protocol.writer is None:
+            return
+        try:
+            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        except Exception:  # the client may be gone; the log on stderr is enough
+            log.debug("could not send window/logMessage", exc_info=True)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # pygls' default pops up "Error in server" for every failed notification; log instead.
+        if source is FeatureRequestError:
+            log.warning("request failed: %s", error)
+            return
+        log.error("server error (%s): %s", getattr(source, "__name__", source), error)
+        self.log_to_client(f"heredoc-lsp internal error: {error}")
+
+
+def guarded(server: HeredocLanguageServer, default: Any = None) -> Callable[[F], F]:
+    """Wrap a handler: an exception is logged (stderr and window/logMessage) and ``default`` returned."""
+
+    def decorate(fn: F) -> F:
+        name = getattr(fn, "__qualname__", repr(fn))
+
+        def report() -> None:
+            log.exception("error in handler %s", name)
+            server.log_to_client(f"heredoc-lsp: internal error in {name}; see the server log")
+
+        if inspect.iscoroutinefunction(fn):
+
+            @functools.wraps(fn)
+            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    return await fn(*args, **kwargs)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    report()
+                    return default
+
+            return cast(F, async_wrapper)
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except Exception:
+                report()
+                return default
+
+        return cast(F, wrapper)
+
+    return decorate
+
+
+class ClientLogHandler(logging.Handler):
+    """Forwards our own log records (warnings and errors) to the client as ``window/logMessage``."""
+
+    def __init__(self, server: HeredocLanguageServer, level: int = logging.WARNING) -> None:
+        super().__init__(level)
+        self._levels = {
+            logging.ERROR: types.MessageType.Error,
+            logging.WARNING: types.MessageType.Warning,
+            logging.INFO: types.MessageType.Info,
+        }
+        self.server = server
+        self._busy = threading.local()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if getattr(self._busy, "on", False) or self.server.protocol.writer is None:
+            return
+        self._busy.on = True
+        try:
+            kind = self._levels.get(record.levelno, types.MessageType.Log)
+            if record.levelno >= logging.ERROR:
+                kind = types.MessageType.Error
+            self.server.window_log_message(types.LogMessageParams(type=kind, message=self.format(record)))
+        except Exception:
+            pass
+        finally:
+            self._busy.on = False
+
+
+def _register_lifecycle(server: HeredocLanguageServer) -> None:
+    hooks = server.hooks
+
+    @server.feature(types.INITIALIZE)
+    def on_initialize(params: types.InitializeParams) -> None:
+        server.run_hooks(hooks.initialize, params)
+
+    @server.feature(types.INITIALIZED)
+    def on_initialized(params: types.InitializedParams) -> None:
+        server.run_hooks(hooks.initialized)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def on_open(params: types.DidOpenTextDocumentParams) -> None:
+        doc = server.documents.get(params.text_document.uri)
+        if doc is not None:
+            server.run_hooks(hooks.opened, doc)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def on_change(params: types.DidChangeTextDocumentParams) -> None:
+        doc = server.documents.get(params.text_document.uri)
+        if doc is not None:
+            server.run_hooks(hooks.changed, doc)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def on_close(params: types.DidCloseTextDocumentParams) -> None:
+        server.analyses.forget(params.text_document.uri)
+        server.run_hooks(hooks.closed, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def on_save(params: types.DidSaveTextDocumentParams) -> None:
+        server.run_hooks(hooks.saved, params.text_document.uri)
+
+    @server.feature(types.SHUTDOWN)
+    def on_shutdown(params: None) -> None:
+        server.run_hooks(hooks.shutdown)
+
+
+def build_server() -> HeredocLanguageServer:
+    """A new server with every feature module registered."""
+    server = HeredocLanguageServer()
+    _register_lifecycle(server)
+    server.settings.register()
+    for name in FEATURE_MODULES:
+        module = importlib.import_module(f"heredoc_lsp.lsp.{name}")
+        module.register(server)
+    return server

@@ -1,0 +1,355 @@
+"""Settings and configuration for the server (SPEC §8).
+
+Three sources, later ones winning key by key: ``initializationOptions``, the client's ``workspace/configuration``
+answer for section ``heredocLsp`` (also pushed through ``workspace/didChangeConfiguration``), applied on top of the
+workspace root's ``heredoc-lsp.toml`` / ``[tool.heredoc-lsp]`` (or, for a file outside every workspace folder, the
+nearest one walking up, as the command line does). The settings keys and their TOML equivalents are documented in
+:mod:`heredoc_lsp.config.settings`; :data:`SERVER_KEYS` are read here and not passed on.
+
+Config files are watched: through ``workspace/didChangeWatchedFiles`` when the client can register watchers, and
+by a cheap stat poll otherwise (editors such as Neovim 0.10 cannot). A change re-checks every open document. A
+broken config file gets its problems published as diagnostics on that file, a warning in the log, and the
+defaults are used; it never stops the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from heredoc_lsp.config import (
+    CONFIG_FILE_NAME,
+    DEFAULT_CONFIG,
+    PYPROJECT_FILE_NAME,
+    SETTINGS_SECTION,
+    Config,
+    ConfigError,
+    apply_lsp_settings,
+    config_in_dir,
+    find_config,
+    load_config,
+)
+from heredoc_lsp.lsp.documents import Document, uri_to_path
+
+if TYPE_CHECKING:
+    from heredoc_lsp.lsp.server import HeredocLanguageServer
+
+log = logging.getLogger(__name__)
+
+DiagnosticMode = Literal["auto", "push", "both"]
+DIAGNOSTIC_MODES: tuple[str, ...] = ("auto", "push", "both")
+# Keys of the heredocLsp settings that belong to the server itself (not to heredoc-lsp.toml).
+SERVER_KEYS: tuple[str, ...] = ("diagnosticMode",)
+POLL_SECONDS = 2.0
+WATCHER_ID = "heredoc-lsp-config-files"
+
+_Signature = tuple[tuple[str, int, int], ...]
+
+
+def unwrap(settings: Any) -> dict[str, Any]:
+    """The ``heredocLsp`` object of a settings payload (with or without the outer section name)."""
+    if not isinstance(settings, Mapping):
+        return {}
+    inner = settings.get(SETTINGS_SECTION)
+    if isinstance(inner, Mapping):
+        return dict(inner)
+    return dict(settings)
+
+
+def merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    """``top`` over ``base``, recursively for objects; a ``None`` in ``top`` leaves ``base``'s value."""
+    out = dict(base)
+    for key, value in top.items():
+        if value is None and key in out:
+            continue
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _stat_signature(paths: list[Path]) -> _Signature:
+    out: list[tuple[str, int, int]] = []
+    for p in paths:
+        try:
+            st = os.stat(p)
+            out.append((str(p), st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append((str(p), -1, -1))
+    return tuple(out)
+
+
+@dataclass
+class _LoadedConfig:
+    config: Config
+    error: ConfigError | None
+
+
+class SettingsManager:
+    """Effective settings, the config per document, and watching config files."""
+
+    def __init__(self, server: HeredocLanguageServer) -> None:
+        self.server = server
+        self.init_options: dict[str, Any] = {}
+        self.client_settings: dict[str, Any] = {}
+        self.diagnostic_mode: DiagnosticMode = "auto"
+        # Bumped whenever the effective configuration may have changed; analyses compare it.
+        self.generation = 0
+        self._loaded: dict[Path, _LoadedConfig] = {}
+        self._resolved: dict[tuple[str, str], Path | None] = {}
+        self._effective: dict[Path | None, Config] = {}
+        self._published_config_uris: set[str] = set()
+        self._signature: _Signature = ()
+        self._poll_task: asyncio.Task[None] | None = None
+        self._reported_settings: tuple[str, ...] = ()
+
+    # -- wiring ------------------------------------------------------------------------------------------------
+    def register(self) -> None:
+        server = self.server
+        server.hooks.initialize.append(self._on_initialize)
+        server.hooks.initialized.append(self._on_initialized)
+        server.hooks.shutdown.append(self._stop_polling)
+
+        @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+        def on_did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
+            pushed = params.settings
+            if isinstance(pushed, Mapping) and isinstance(pushed.get(SETTINGS_SECTION), Mapping):
+                self._set_client_settings(unwrap(pushed))
+            elif self._client_has_configuration():
+                self._spawn(self._fetch_client_settings())
+
+        @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+        def on_did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
+            names = (CONFIG_FILE_NAME, PYPROJECT_FILE_NAME)
+            if any(c.uri.rsplit("/", 1)[-1] in names for c in params.changes):
+                self.invalidate_files()
+
+    def _on_initialize(self, params: types.InitializeParams) -> None:
+        self.init_options = unwrap(params.initialization_options)
+        mode = self.init_options.get("diagnosticMode")
+        if mode is not None:
+            if mode in DIAGNOSTIC_MODES:
+                self.diagnostic_mode = mode
+            else:
+                log.warning("heredocLsp.diagnosticMode: expected one of %s, got %r", ", ".join(DIAGNOSTIC_MODES), mode)
+
+    def _on_initialized(self) -> None:
+        if self._client_has_configuration():
+            self._spawn(self._fetch_client_settings())
+        caps = self.server.client_capabilities
+        if get_capability(caps, "workspace.did_change_watched_files.dynamic_registration", False):
+            self._spawn(self._register_watchers())
+        self._signature = _stat_signature(self._watched_paths())
+        with contextlib.suppress(RuntimeError):  # no running loop (unit tests drive the manager directly)
+            self._poll_task = asyncio.get_running_loop().create_task(self._poll())
+
+    def _client_has_configuration(self) -> bool:
+        return bool(get_capability(self.server.client_capabilities, "workspace.configuration", False))
+
+    def _spawn(self, coro: Any) -> None:
+        try:
+            asyncio.get_running_loop().create_task(coro)
+        except RuntimeError:
+            coro.close()
+
+    async def _fetch_client_settings(self) -> None:
+        try:
+            answer = await self.server.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section=SETTINGS_SECTION)])
+            )
+        except Exception as exc:
+            log.warning("workspace/configuration failed: %s", exc)
+            return
+        first = answer[0] if answer else None
+        self._set_client_settings(unwrap(first) if first is not None else {})
+
+    async def _register_watchers(self) -> None:
+        watchers = [
+            types.FileSystemWatcher(glob_pattern=f"**/{CONFIG_FILE_NAME}"),
+            types.FileSystemWatcher(glob_pattern=f"**/{PYPROJECT_FILE_NAME}"),
+        ]
+        registration = types.Registration(
+            id=WATCHER_ID,
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
+        )
+        try:
+            await self.server.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+        except Exception as exc:  # the poll still notices changes
+            log.info("could not register file watchers: %s", exc)
+
+    # -- settings ----------------------------------------------------------------------------------------------
+    def _set_client_settings(self, settings: dict[str, Any]) -> None:
+        if settings == self.client_settings:
+            return
+        self.client_settings = settings
+        self._changed()
+
+    def effective_settings(self) -> dict[str, Any]:
+        """The merged ``heredocLsp`` settings for heredoc-lsp.toml's keys (server-only keys removed)."""
+        merged = merge(self.init_options, self.client_settings)
+        for key in SERVER_KEYS:
+            merged.pop(key, None)
+        return merged
+
+    def _changed(self) -> None:
+        self.generation += 1
+        self._effective.clear()
+        self.server.run_hooks(self.server.hooks.config_changed)
+
+    # -- configuration per document ----------------------------------------------------------------------------
+    def workspace_roots(self) -> list[Path]:
+        try:
+            ws = self.server.workspace
+        except RuntimeError:
+            return []
+        roots: list[Path] = []
+        for folder in ws.folders.values():
+            p = uri_to_path(folder.uri)
+            if p:
+                roots.append(Path(p))
+        if not roots and ws.root_path:
+            roots.append(Path(ws.root_path))
+        return roots
+
+    def workspace_root_for(self, path: str | None) -> Path | None:
+        """The innermost workspace folder holding ``path``, else None."""
+        if path is None:
+            return None
+        best: Path | None = None
+        target = Path(path)
+        for root in self.workspace_roots():
+            if (target == root or root in target.parents) and (best is None or len(root.parts) > len(best.parts)):
+                best = root
+        return best
+
+    def config_path_for(self, doc: Document) -> Path | None:
+        root = self.workspace_root_for(doc.path)
+        if root is not None:
+            key = ("root", str(root))
+            if key not in self._resolved:
+                self._resolved[key] = config_in_dir(root)
+            return self._resolved[key]
+        if doc.path is None:
+            return None
+        directory = str(Path(doc.path).parent)
+        key = ("walk", directory)
+        if key not in self._resolved:
+            self._resolved[key] = find_config(Path(directory))
+        return self._resolved[key]
+
+    def config_for(self, doc: Document) -> Config:
+        """The configuration that applies to ``doc`` with the editor settings on top."""
+        path = self.config_path_for(doc)
+        cached = self._effective.get(path)
+        if cached is not None:
+            return cached
+        base = self._load(path).config if path is not None else DEFAULT_CONFIG
+        config, messages = apply_lsp_settings(base, self.effective_settings())
+        if messages and messages != self._reported_settings:
+            self._reported_settings = messages
+            for message in messages:
+                log.warning("ignored setting: %s", message)
+        self._effective[path] = config
+        return config
+
+    def _load(self, path: Path) -> _LoadedConfig:
+        loaded = self._loaded.get(path)
+        if loaded is None:
+            try:
+                loaded = _LoadedConfig(load_config(path), None)
+            except ConfigError as exc:
+                log.warning("%s; using the defaults", exc.format())
+                loaded = _LoadedConfig(DEFAULT_CONFIG, exc)
+            self._loaded[path] = loaded
+            self._publish_config_problems(path, loaded.error)
+        return loaded
+
+    def _publish_config_problems(self, path: Path, error: ConfigError | None) -> None:
+        uri = path.as_uri()
+        if error is None and uri not in self._published_config_uris:
+            return
+        diagnostics: list[types.Diagnostic] = []
+        if error is not None:
+            try:
+                from heredoc_lsp.syntax.text import decode_bytes, split_lines
+
+                lines = split_lines(decode_bytes(path.read_bytes()).text)
+            except OSError:
+                lines = []
+            codec = self.server.position_codec
+            from heredoc_lsp.lsp.positions import to_client
+
+            for problem in error.problems:
+                line = max(problem.line - 1, 0)
+                text = lines[line] if line < len(lines) else ""
+                col = max(problem.column - 1, 0)
+                start = to_client(codec, lines, line, col) if line < len(lines) else types.Position(line, 0)
+                end = to_client(codec, lines, line, len(text)) if line < len(lines) else types.Position(line, 0)
+                diagnostics.append(
+                    types.Diagnostic(
+                        range=types.Range(start=start, end=end),
+                        message=problem.message,
+                        severity=types.DiagnosticSeverity.Error,
+                        code="invalid_config",
+                        source="heredoc-lsp",
+                    )
+                )
+            self._published_config_uris.add(uri)
+        else:
+            self._published_config_uris.discard(uri)
+        if self.server.protocol.writer is not None:
+            self.server.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
+            )
+
+    # -- watching ----------------------------------------------------------------------------------------------
+    def _watched_paths(self) -> list[Path]:
+        paths: set[Path] = set(self._loaded)
+        for root in self.workspace_roots():
+            paths.add(root / CONFIG_FILE_NAME)
+            paths.add(root / PYPROJECT_FILE_NAME)
+        for resolved in self._resolved.values():
+            if resolved is not None:
+                paths.add(resolved)
+        return sorted(paths)
+
+    def invalidate_files(self) -> None:
+        """Config files may have changed on disk: reload them and re-check open documents."""
+        old_errors = {p for p, loaded in self._loaded.items() if loaded.error is not None}
+        self._loaded.clear()
+        self._resolved.clear()
+        self._signature = _stat_signature(self._watched_paths())
+        # A config that was broken must have its diagnostics refreshed (or cleared) even if no document uses it.
+        for path in old_errors:
+            if path.is_file():
+                self._load(path)
+            else:
+                self._publish_config_problems(path, None)
+        self._changed()
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(POLL_SECONDS)
+            try:
+                signature = _stat_signature(self._watched_paths())
+                if signature != self._signature:
+                    log.info("config files changed on disk")
+                    self.invalidate_files()
+            except Exception:
+                log.exception("config poll failed")
+
+    def _stop_polling(self) -> None:
+        if self._poll_task is not None:
+            self._poll_task.cancel()
+            self._poll_task = None
