@@ -44,6 +44,19 @@ log = logging.getLogger("heredoc_lsp.lsp")
 
 # Feature modules under heredoc_lsp.lsp, each with register(server). Order matters only for hooks.
 FEATURE_MODULES: tuple[str, ...] = ("diagnostics", "code_actions")
+# Modules being written by other people at the same time; registered when present (see build_server).
+OPTIONAL_FEATURE_MODULES: tuple[str, ...] = (
+    "symbols",
+    "folding",
+    "hover",
+    "completion",
+    "semantic_tokens",
+    "links",
+    "rename",
+    "highlight",
+    "code_lens",
+    "run_commands",
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -224,5 +237,13 @@ def build_server() -> HeredocLanguageServer:
     server.settings.register()
     for name in FEATURE_MODULES:
         module = importlib.import_module(f"heredoc_lsp.lsp.{name}")
+        module.register(server)
+    for name in OPTIONAL_FEATURE_MODULES:
+        try:
+            module = importlib.import_module(f"heredoc_lsp.lsp.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"heredoc_lsp.lsp.{name}":
+                raise
+            continue
         module.register(server)
     return server
