@@ -26,6 +26,11 @@ def at(line: int, text: str, fragment: str, nth: int = 0) -> Span:
     return Span.at(line, start, start + len(fragment))
 
 
+def short_id(value: object) -> str | None:
+    """Readable test ids for cases with very long values."""
+    return repr(value)[:40] if isinstance(value, (str, list)) else None
+
+
 def diags(reply: InboxReply) -> list[tuple[str, str, Span]]:
     return [(d.code, d.message, d.span) for d in reply.diagnostics]
 
@@ -162,6 +167,8 @@ def test_every_command_kind() -> None:
     assert edit.attr("START_LINE") is edit.attr_list[1]
     assert edit.attr("missing") is None
     assert edit.path == "src/a.py"
+    assert edit.line_range == (2, 2)
+    assert reply.commands[0].line_range is None
     assert reply.commands[3].tag_span == Span.at(10, 0, 30)
     assert all(c.ok and c.errors == () and c.warnings == () for c in reply.commands)
 
@@ -526,7 +533,11 @@ def edit(start: str, end: str) -> list[str]:
             ],
         ),
         ("5", "3", [("bad_range", "end_line (3) is before start_line (5)", '"3"', 0)]),
+        ("1", "9" * 30, []),
+        ("1", "9" * 31, [("bad_int", "end_line is too large", '"' + "9" * 31 + '"', 0)]),
+        ("1", "9" * 5000, [("bad_int", "end_line is too large", '"' + "9" * 5000 + '"', 0)]),
     ],
+    ids=short_id,
 )
 def test_line_numbers(start: str, end: str, expected: list[tuple[str, str, str, int]]) -> None:
     lines = edit(start, end)
@@ -534,6 +545,7 @@ def test_line_numbers(start: str, end: str, expected: list[tuple[str, str, str, 
     want = [(code, message, at(0, lines[0], fragment, nth)) for code, message, fragment, nth in expected]
     assert sorted(diags(reply), key=lambda d: d[2]) == sorted(want, key=lambda d: d[2])
     assert reply.commands[0].ok == (not expected)
+    assert reply.commands[0].line_range == (None if expected else (int(start), int(end)))
 
 
 @pytest.mark.parametrize(

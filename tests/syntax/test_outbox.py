@@ -25,6 +25,11 @@ Create a calculator app in C#
 """
 
 
+def short_id(value: object) -> str | None:
+    """Readable test ids for cases with very long values."""
+    return repr(value)[:40] if isinstance(value, (str, list)) else None
+
+
 def diags(outbox: Outbox) -> list[tuple[str, str, Span]]:
     return [(d.code, d.message, d.span) for d in outbox.diagnostics]
 
@@ -301,6 +306,16 @@ def test_task_on_following_lines() -> None:
             [("bad_header", "Sequence must be a whole number of at least 1, got '1.0'", Span.at(2, 11, 14))],
         ),
         (
+            ["Session: a1b2c3d4", "Sequence: " + "1" * 5000, "Task: t"],
+            [
+                (
+                    "bad_header",
+                    f"Sequence must be a whole number of at least 1, got '{'1' * 5000}'",
+                    Span.at(2, 10, 5010),
+                )
+            ],
+        ),
+        (
             ["Session: a1b2c3d4", "Sequence: 1", "Task:  "],
             [("bad_header", "Task is empty", Span.at(3, 0, 4))],
         ),
@@ -339,6 +354,7 @@ def test_task_on_following_lines() -> None:
             ],
         ),
     ],
+    ids=short_id,
 )
 def test_header_problems(header: list[str], expected: list[tuple[str, str, Span]]) -> None:
     outbox = parse_outbox(outbox_lines(header=header))

@@ -8,6 +8,14 @@ Codes (errors unless noted): ``bad_attr``, ``duplicate_attr``, ``inline_content`
 ``stray_close``, ``nested_tag``, ``command_after_done``. Errors that belong to a command are also in
 :attr:`InboxCommand.errors`: such a command is reported FAILED and never executed.
 
+Spans: ``bad_attr``/``duplicate_attr`` the attribute (``name="value"``); value problems (``bad_int``, ``bad_range``,
+path codes) the quoted value; ``missing_attr``, ``unclosed`` and ``command_after_done`` the tag name;
+``empty_command`` the tag; ``inline_content`` the text after the tag; ``stray_close`` the closer; ``nested_tag``
+``[NAME`` in the body. ``Diagnostic.data`` (for quick fixes): ``unclosed`` {"name", "closer", "insert_line": the
+line before which the closer most likely belongs}; path codes {"path", "suggestion"?: a valid path};
+``missing_attr`` {"attr", "command", "line", "insert_col": where `` attr=""`` can be inserted}; ``bad_attr``
+{"kind": single_quoted | unquoted | unterminated | spaced | no_value | no_space | junk | no_bracket, "attr", "command"}.
+
 Choices where the SPEC is silent:
 
 - The opener rule is applied literally: ``[CREATE_FILE`` with nothing after the name is prose.
@@ -46,6 +54,7 @@ _CLOSER = re.compile(r"\[/([A-Z_]+)\]")
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INT = re.compile(r"\s*\d+\s*", re.ASCII)
 _BODY_TRIM = BLANK_CHARS + "\n"
+_MAX_INT_CHARS = 30  # int() refuses more than 4300 digits; no file has 10**30 lines anyway
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +102,14 @@ class InboxCommand:
     def path(self) -> str | None:
         return self.attrs.get("path")
 
+    @property
+    def line_range(self) -> tuple[int, int] | None:
+        """(start_line, end_line), 1-based inclusive, when both are present and valid (EDIT_FILE)."""
+        first, last = _parse_int(self.attrs.get("start_line")), _parse_int(self.attrs.get("end_line"))
+        if first is None or last is None:
+            return None
+        return (first, last) if 1 <= first <= last else None
+
     def attr(self, name: str) -> InboxAttr | None:
         """The first attribute called ``name`` (case-insensitive)."""
         lowered = name.lower()
@@ -108,6 +125,13 @@ class InboxReply:
     @property
     def has_errors(self) -> bool:
         return any(d.severity == Severity.ERROR for d in self.diagnostics)
+
+
+def _parse_int(value: str | None) -> int | None:
+    """A line number per SPEC §4.5 (``^\\s*\\d+\\s*$``, ASCII digits); None when malformed or absurdly long."""
+    if value is None or not _INT.fullmatch(value) or len(trim(value)) > _MAX_INT_CHARS:
+        return None
+    return int(value)
 
 
 def escape_attr_value(value: str) -> str:
@@ -327,8 +351,11 @@ def _range_errors(first: Mapping[str, InboxAttr]) -> list[Diagnostic]:
         attr = first.get(key)
         if attr is None:
             continue
-        if _INT.fullmatch(attr.value):
-            numbers[key] = int(attr.value)
+        number = _parse_int(attr.value)
+        if number is not None:
+            numbers[key] = number
+        elif _INT.fullmatch(attr.value):
+            out.append(error(attr.quoted_span, "bad_int", f"{key} is too large", data={"attr": key}))
         else:
             out.append(
                 error(

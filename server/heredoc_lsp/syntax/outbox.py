@@ -35,6 +35,7 @@ HEADER_KEYS: tuple[str, ...] = ("Session", "Sequence", "Task")
 _FIELD = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):")
 _SESSION = re.compile(r"[0-9A-Fa-f]{8}")
 _DIGITS = re.compile(r"[0-9]+")
+_MAX_DIGITS = 30  # int() refuses more than 4300 digits
 
 
 def marker(name: str) -> str:
@@ -272,7 +273,7 @@ def _header(lines: Sequence[str], section: Section) -> tuple[Header, list[Diagno
 def _field_problem(key: str, value: str) -> str | None:
     if key == "Session" and not _SESSION.fullmatch(value):
         return f"Session must be 8 hexadecimal digits, got '{value}'"
-    if key == "Sequence" and not (_DIGITS.fullmatch(value) and int(value) >= 1):
+    if key == "Sequence" and not (_DIGITS.fullmatch(value) and len(value) <= _MAX_DIGITS and int(value) >= 1):
         return f"Sequence must be a whole number of at least 1, got '{value}'"
     if key == "Task" and value == "":
         return "Task is empty"
