@@ -113,7 +113,7 @@ class Workspace:
                         os.mkdir(name, 0o777, dir_fd=fd)
                     nfd = self._open_component(path, parts, i, fd)
                 except OSError as exc:
-                    raise self._component_error(path, parts, i, exc) from None
+                    raise self._component_error(path, parts, i, exc, fd) from None
                 os.close(fd)
                 fd = nfd
             yield fd
@@ -124,11 +124,12 @@ class Workspace:
         try:
             return os.open(parts[i], _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
         except OSError as exc:
-            raise self._component_error(path, parts, i, exc) from None
+            raise self._component_error(path, parts, i, exc, fd) from None
 
-    def _component_error(self, path: str, parts: list[str], i: int, exc: OSError) -> FileOpError:
+    def _component_error(self, path: str, parts: list[str], i: int, exc: OSError, dir_fd: int) -> FileOpError:
         where = "/".join(parts[: i + 1])
-        if exc.errno in (errno.ELOOP, errno.EMLINK):
+        st = _lstat(dir_fd, parts[i]) if exc.errno == errno.ENOTDIR else None
+        if exc.errno in (errno.ELOOP, errno.EMLINK) or (st is not None and stat.S_ISLNK(st.st_mode)):
             return _rejected(f"Path '{display_path(path)}' changed during the operation ('{where}' became a link)")
         if exc.errno == errno.ENOTDIR:
             return FileOpError(f"Cannot use '{display_path(path)}': '{where}' is not a directory")

@@ -1,0 +1,320 @@
+"""File operations: the two-phase path check, atomic writes that keep modes, EDIT_FILE line endings, READ_FILE."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from heredoc_lsp.executor.files import FileOpError, Workspace
+
+
+@pytest.fixture
+def layout(tmp_path: Path) -> tuple[Workspace, Path]:
+    """A workspace next to an ``outside`` directory holding a secret file."""
+    ws = tmp_path / "ws"
+    outside = tmp_path / "outside"
+    ws.mkdir()
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret\n")
+    return Workspace(ws), outside
+
+
+def _snapshot(root: Path) -> dict[str, bytes | None]:
+    out: dict[str, bytes | None] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            p = Path(dirpath, name)
+            out[str(p.relative_to(root))] = None if p.is_dir() or p.is_symlink() else p.read_bytes()
+    return out
+
+
+TEXTUAL_REJECTS = {
+    "../x.txt": "REJECTED: Path '../x.txt' is outside workspace: '..' climbs above the workspace root",
+    "a/../../x.txt": "REJECTED: Path 'a/../../x.txt' is outside workspace: '..' climbs above the workspace root",
+    "/etc/passwd": "REJECTED: Path '/etc/passwd' is outside workspace: absolute paths are not allowed, "
+    "use a path relative to the root",
+    "C:\\x.txt": "REJECTED: Path 'C:\\x.txt' is outside workspace: drive letters are not allowed, "
+    "use a path relative to the root",
+    "C:x.txt": "REJECTED: Path 'C:x.txt' is outside workspace: drive letters are not allowed, "
+    "use a path relative to the root",
+    "~/x.txt": "REJECTED: Path '~/x.txt' is outside workspace: '~' (home directory) is not allowed",
+    "..\\..\\x.txt": "REJECTED: Path '..\\..\\x.txt' is outside workspace: '..' climbs above the workspace root",
+    "\\x.txt": "REJECTED: Path '\\x.txt' is outside workspace: absolute paths are not allowed, "
+    "use a path relative to the root",
+    "": "REJECTED: Path is empty",
+    ".": "REJECTED: Path '.' names the workspace root; name a file inside it",
+}
+
+
+@pytest.mark.parametrize("path", sorted(TEXTUAL_REJECTS))
+def test_textual_rejects_for_every_operation(layout: tuple[Workspace, Path], path: str) -> None:
+    ws, _outside = layout
+    before = _snapshot(ws.root.parent)
+    for op in (
+        lambda: ws.create_file(path, "x"),
+        lambda: ws.edit_file(path, 1, 1, "x"),
+        lambda: ws.delete_file(path),
+        lambda: ws.read_file(path),
+    ):
+        with pytest.raises(FileOpError) as info:
+            op()
+        assert info.value.summary == TEXTUAL_REJECTS[path]
+        assert info.value.rejected
+    assert _snapshot(ws.root.parent) == before
+
+
+def test_backslashes_inside_the_workspace_are_separators(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    assert ws.create_file("src\\pkg\\a.py", "print(1)\n") == "Created 'src\\pkg\\a.py'"
+    assert (ws.root / "src" / "pkg" / "a.py").read_text() == "print(1)\n"
+
+
+def test_symlinked_directory_to_outside_existing_and_new_file(layout: tuple[Workspace, Path]) -> None:
+    ws, outside = layout
+    (ws.root / "link").symlink_to(outside)
+    before = _snapshot(outside)
+    for path in ("link/secret.txt", "link/new.txt", "link/deeper/new.txt"):
+        for op in (
+            lambda p=path: ws.create_file(p, "pwned"),
+            lambda p=path: ws.edit_file(p, 1, 1, "pwned"),
+            lambda p=path: ws.delete_file(p),
+            lambda p=path: ws.read_file(p),
+        ):
+            with pytest.raises(FileOpError) as info:
+                op()
+            assert info.value.rejected
+            assert info.value.summary.startswith(f"REJECTED: Path '{path}' is outside workspace: it resolves to ")
+    assert _snapshot(outside) == before
+
+
+def test_symlinked_file_to_outside_existing_and_dangling(layout: tuple[Workspace, Path]) -> None:
+    ws, outside = layout
+    (ws.root / "s.txt").symlink_to(outside / "secret.txt")
+    (ws.root / "dangling.txt").symlink_to(outside / "new.txt")
+    for path in ("s.txt", "dangling.txt"):
+        with pytest.raises(FileOpError) as info:
+            ws.create_file(path, "pwned")
+        assert info.value.rejected
+        with pytest.raises(FileOpError):
+            ws.read_file(path)
+    assert (outside / "secret.txt").read_text() == "secret\n"
+    assert not (outside / "new.txt").exists()
+
+
+def test_symlink_inside_the_workspace_is_followed(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    (ws.root / "real").mkdir()
+    (ws.root / "alias").symlink_to("real")
+    (ws.root / "real" / "f.txt").write_text("one\ntwo\n")
+    assert ws.edit_file("alias/f.txt", 2, 2, "TWO").startswith("Edited 'alias/f.txt'")
+    assert (ws.root / "real" / "f.txt").read_text() == "one\nTWO\n"
+    assert (ws.root / "alias").is_symlink()
+
+
+def test_symlink_swapped_between_check_and_write_is_refused(layout: tuple[Workspace, Path]) -> None:
+    """Provoke the race deterministically: swap a checked directory for a link right after phase 2."""
+    ws, outside = layout
+    (ws.root / "d").mkdir()
+    original = Workspace.resolve
+
+    def resolve_then_swap(self: Workspace, path: str) -> list[str]:
+        parts = original(self, path)
+        os.rename(ws.root / "d", ws.root / "d.old")
+        (ws.root / "d").symlink_to(outside)
+        return parts
+
+    Workspace.resolve = resolve_then_swap  # type: ignore[method-assign]
+    try:
+        with pytest.raises(FileOpError) as info:
+            ws.create_file("d/secret.txt", "pwned")
+    finally:
+        Workspace.resolve = original  # type: ignore[method-assign]
+    assert info.value.summary == "REJECTED: Path 'd/secret.txt' changed during the operation ('d' became a link)"
+    assert (outside / "secret.txt").read_text() == "secret\n"
+
+
+def test_file_swapped_for_a_link_is_replaced_not_followed(layout: tuple[Workspace, Path]) -> None:
+    ws, outside = layout
+    (ws.root / "f.txt").write_text("old\n")
+    original = Workspace.resolve
+
+    def resolve_then_swap(self: Workspace, path: str) -> list[str]:
+        parts = original(self, path)
+        (ws.root / "f.txt").unlink()
+        (ws.root / "f.txt").symlink_to(outside / "secret.txt")
+        return parts
+
+    Workspace.resolve = resolve_then_swap  # type: ignore[method-assign]
+    try:
+        with pytest.raises(FileOpError) as info:
+            ws.create_file("f.txt", "pwned")
+    finally:
+        Workspace.resolve = original  # type: ignore[method-assign]
+    assert info.value.rejected
+    assert (outside / "secret.txt").read_text() == "secret\n"
+
+
+def test_racing_symlink_swapper_never_gets_a_write_outside(layout: tuple[Workspace, Path]) -> None:
+    """A thread keeps swapping ``d`` between a directory and a link to outside while files are written into it."""
+    ws, outside = layout
+    (ws.root / "d").mkdir()
+    stop = threading.Event()
+
+    def swapper() -> None:
+        while not stop.is_set():
+            try:
+                os.rename(ws.root / "d", ws.root / "d.tmp")
+                (ws.root / "d").symlink_to(outside)
+                (ws.root / "d").unlink()
+                os.rename(ws.root / "d.tmp", ws.root / "d")
+            except OSError:
+                pass
+
+    t = threading.Thread(target=swapper)
+    t.start()
+    outcomes: set[str] = set()
+    try:
+        for i in range(300):
+            try:
+                ws.create_file(f"d/f{i}.txt", "x")
+                outcomes.add("ok")
+            except FileOpError as exc:
+                outcomes.add("rejected" if exc.rejected else "failed")
+    finally:
+        stop.set()
+        t.join()
+    assert sorted(os.listdir(outside)) == ["secret.txt"]
+    assert "ok" in outcomes
+
+
+def test_protected_directories(tmp_path: Path) -> None:
+    (tmp_path / "sessions").mkdir()
+    ws = Workspace(tmp_path, protected=("sessions", "inbox"))
+    with pytest.raises(FileOpError) as info:
+        ws.create_file("sessions/abc.json", "{}")
+    assert info.value.summary == (
+        "REJECTED: Path 'sessions/abc.json' is inside 'sessions/', which is reserved for heredoc-lsp"
+    )
+    ws.create_file("sessionsX/a.txt", "fine")
+
+
+# -- atomic writes, modes, CREATE/DELETE ------------------------------------------------------------------------
+
+
+def test_create_overwrite_keeps_mode_and_leaves_no_temporaries(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    target = ws.root / "run.sh"
+    target.write_text("old\n")
+    target.chmod(0o751)
+    assert ws.create_file("run.sh", "new\n") == "Created 'run.sh' (replaced the existing file)"
+    assert target.read_text() == "new\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o751
+    assert sorted(os.listdir(ws.root)) == ["run.sh"]
+
+
+def test_create_new_file_honours_umask(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    old = os.umask(0o027)
+    try:
+        ws.create_file("a/b/c.txt", "x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((ws.root / "a" / "b" / "c.txt").stat().st_mode) == 0o640
+
+
+def test_create_over_a_directory_fails(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    (ws.root / "dir").mkdir()
+    with pytest.raises(FileOpError, match=r"^'dir' is a directory$"):
+        ws.create_file("dir", "x")
+    (ws.root / "file").write_text("x")
+    with pytest.raises(FileOpError, match=r"^Cannot use 'file/x.txt': 'file' is not a directory$"):
+        ws.create_file("file/x.txt", "x")
+
+
+def test_delete(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    (ws.root / "gone.txt").write_text("x")
+    assert ws.delete_file("gone.txt") == "Deleted 'gone.txt'"
+    with pytest.raises(FileOpError, match=r"^File 'gone\.txt' not found$") as info:
+        ws.delete_file("gone.txt")
+    assert info.value.not_found
+    with pytest.raises(FileOpError, match=r"^File 'no/such.txt' not found$"):
+        ws.delete_file("no/such.txt")
+
+
+# -- EDIT_FILE -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("before", "start", "end", "body", "after"),
+    [
+        (b"a\nb\nc\n", 2, 2, "B", b"a\nB\nc\n"),
+        (b"a\r\nb\r\nc\r\n", 2, 3, "X\nY\nZ", b"a\r\nX\r\nY\r\nZ\r\n"),
+        (b"a\nb\nc", 3, 3, "C", b"a\nb\nC"),  # no final newline: still none
+        (b"a\nb\nc", 2, 3, "", b"a"),  # delete up to the end: still no final newline
+        (b"a\nb\nc\n", 1, 1, "", b"b\nc\n"),
+        (b"a\nb\nc\n", 3, 3, "", b"a\nb\n"),
+        (b"a\rb\rc\r", 1, 1, "x\ny", b"x\ry\rb\rc\r"),
+        (b"a\r\nb\nc\n", 2, 2, "B", b"a\r\nB\r\nc\n"),  # untouched lines keep their own endings
+        (b"caf\xe9\nb\n", 2, 2, "B", b"caf\xe9\nB\n"),  # invalid UTF-8 elsewhere is kept byte for byte
+    ],
+)
+def test_edit_file_keeps_line_endings(
+    layout: tuple[Workspace, Path], before: bytes, start: int, end: int, body: str, after: bytes
+) -> None:
+    ws, _ = layout
+    (ws.root / "f.txt").write_bytes(before)
+    ws.edit_file("f.txt", start, end, body)
+    assert (ws.root / "f.txt").read_bytes() == after
+
+
+def test_edit_summary_and_range_errors(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    (ws.root / "f.txt").write_text("1\n2\n3\n")
+    assert ws.edit_file("f.txt", 2, 3, "x\ny\nz") == "Edited 'f.txt': lines 2-3 replaced with 3 lines (now 4 lines)"
+    with pytest.raises(FileOpError, match=r"^Line range 5-9 is beyond the end of 'f.txt' \(4 lines\)$"):
+        ws.edit_file("f.txt", 5, 9, "x")
+    with pytest.raises(FileOpError, match=r"^File 'x' not found$"):
+        ws.edit_file("x", 1, 1, "x")
+    (ws.root / "bin").write_bytes(b"\x00\x01")
+    with pytest.raises(FileOpError, match=r"^File 'bin' is binary; EDIT_FILE changes text files only$"):
+        ws.edit_file("bin", 1, 1, "x")
+
+
+# -- READ_FILE -------------------------------------------------------------------------------------------------
+
+
+def test_read_file_text_binary_and_cap(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    (ws.root / "t.txt").write_text("héllo\n")
+    got = ws.read_file("t.txt")
+    assert (got.path, got.text, got.size, got.binary, got.truncated) == ("t.txt", "héllo\n", 7, False, False)
+    (ws.root / "img.jpg").write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 100)
+    got = ws.read_file("img.jpg")
+    assert (got.text, got.binary) == ("(binary file, 111 bytes)", True)
+    (ws.root / "big.txt").write_text("é" * 300)
+    got = ws.read_file("big.txt", max_chars=100)
+    assert got.truncated
+    assert got.text == "é" * 100 + "\n[... truncated: showing the first 100 characters of 600 bytes ...]"
+    os.mkfifo(ws.root / "fifo")
+    with pytest.raises(FileOpError, match=r"^'fifo' is not a regular file$"):
+        ws.read_file("fifo")
+
+
+def test_list_files_skips_links_vcs_and_protected(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x" * 10)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("x")
+    (tmp_path / "outbox").mkdir()
+    (tmp_path / "outbox" / "s_seq0001.txt").write_text("x")
+    (tmp_path / "link.py").symlink_to(tmp_path / "src" / "a.py")
+    (tmp_path / "b.txt").write_text("")
+    files, more = Workspace(tmp_path, protected=("outbox",)).list_files()
+    assert [(f.path, f.size) for f in files] == [("b.txt", 0), ("src/a.py", 10)]
+    assert more == 0
