@@ -114,12 +114,13 @@ class DiagnosticsFeature:
         self._data_pull = True  # DocumentDiagnostic has no data flag; data is part of the Diagnostic type
         log.info("diagnostics: push=%s pull=%s (mode %s)", self.push, self.pull, mode)
         if self.pull:
-            self.server.feature(
-                types.TEXT_DOCUMENT_DIAGNOSTIC,
-                types.DiagnosticOptions(
-                    identifier=PULL_IDENTIFIER, inter_file_dependencies=False, workspace_diagnostics=False
-                ),
-            )(self._on_pull)
+            options = types.DiagnosticOptions(
+                identifier=PULL_IDENTIFIER, inter_file_dependencies=False, workspace_diagnostics=False
+            )
+
+            @self.server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, options)
+            def on_pull(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+                return self._on_pull(params)
 
     def _on_open(self, doc: Document) -> None:
         if self.push:
