@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from heredoc_lsp.analysis.suppress import TextEdit, apply_suppressions, find_suppressions, suppression_edit
 from heredoc_lsp.config.model import DEFAULT_CONFIG, Config
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity
@@ -17,6 +16,7 @@ from heredoc_lsp.syntax.text import split_lines
 if TYPE_CHECKING:
     from typing import TypeAlias
 
+    from heredoc_lsp.analysis.suppress import TextEdit
     from heredoc_lsp.syntax.cli import CliScript
     from heredoc_lsp.syntax.inbox import InboxReply
     from heredoc_lsp.syntax.outbox import Outbox
@@ -46,6 +46,7 @@ class Analysis:
         """The edit inserting (or extending) a ``# heredoc-lsp: disable=`` directive for ``diagnostic``; None for
         formats without directives (outbox, stand-alone bodies)."""
         from heredoc_lsp.analysis.layouts import layout_for
+        from heredoc_lsp.analysis.suppress import suppression_edit
 
         layout = layout_for(self.language, self.lines, self.tree)
         return suppression_edit(self.lines, layout, diagnostic, newline=self.newline, whole_file=whole_file)
@@ -113,6 +114,7 @@ def analyze(
     suppressed: list[Diagnostic] = []
     if found and "heredoc-lsp" in text:  # directives are rare: skip the layout work for most documents
         from heredoc_lsp.analysis.layouts import layout_for
+        from heredoc_lsp.analysis.suppress import apply_suppressions, find_suppressions
 
         kept, suppressed = apply_suppressions(found, find_suppressions(lines, layout_for(language, lines, tree)))
     kept.sort(key=_position)
@@ -138,18 +140,23 @@ def analyze_bytes(
     command: str | None = None,
 ) -> Analysis:
     """:func:`analyze` for a file's bytes: BOM removed, invalid UTF-8 replaced and reported (``invalid_encoding``)."""
-    from heredoc_lsp.analysis.decode import decode_document
+    from heredoc_lsp.syntax.text import decode_bytes
 
-    doc = decode_document(data)
+    decoded = decode_bytes(data)
+    extra: tuple[Diagnostic, ...] = ()
+    if decoded.first_invalid_line is not None:
+        from heredoc_lsp.analysis.decode import invalid_encoding
+
+        extra = (invalid_encoding(decoded.text, decoded.first_invalid_line),)
     return analyze(
-        doc.text,
+        decoded.text,
         language,
         config,
         path=path,
         workspace=workspace,
         command=command,
-        had_bom=doc.had_bom,
-        extra_diagnostics=doc.diagnostics,
+        had_bom=decoded.had_bom,
+        extra_diagnostics=extra,
     )
 
 

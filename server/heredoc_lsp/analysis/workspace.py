@@ -112,12 +112,16 @@ def workspace_diagnostics(reply: InboxReply, workspace: Path) -> list[Diagnostic
             continue
         state = ws.file_state(rel, real)
         if not state.exists:
-            what = "is a directory, not a file" if os.path.isdir(real) else "does not exist"
+            why = (
+                "it is a directory, not a file"
+                if os.path.isdir(real)
+                else "it does not exist and is not created earlier in this reply"
+            )
             out.append(
                 warning(
                     span,
                     "file_not_found",
-                    f"File '{shown}' not found: it {what} and is not created earlier in this reply",
+                    f"File '{shown}' not found: {why}",
                     data={"path": path_attr.value},
                 )
             )

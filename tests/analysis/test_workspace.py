@@ -1,0 +1,189 @@
+"""Workspace checks of inbox replies against real directories and real symbolic links (SPEC §4.6)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from heredoc_lsp.analysis import analyze
+from heredoc_lsp.analysis.workspace import count_lines_bytes, count_lines_text
+from heredoc_lsp.languages import Language
+from heredoc_lsp.syntax.diagnostics import Severity, Span
+
+
+def found(text: str, workspace: Path | None) -> list[tuple[str, Severity, Span, str]]:
+    analysis = analyze(text, Language.INBOX, workspace=workspace)
+    return [(d.code, d.severity, d.span, d.message) for d in analysis.diagnostics]
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("a = 1\nb = 2\nc = 3\n")
+    return root
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    out = tmp_path / "outside"
+    out.mkdir()
+    (out / "secret.txt").write_text("s\n")
+    return out
+
+
+def test_a_clean_reply_has_no_workspace_diagnostics(ws: Path) -> None:
+    text = (
+        '[READ_FILE path="src/app.py"]\n'
+        '[EDIT_FILE path="src/app.py" start_line="1" end_line="3"]\nx = 1\n[/EDIT_FILE]\n'
+        '[CREATE_FILE path="new/dir/file.txt"]\nhello\n[/CREATE_FILE]\n'
+        '[DELETE_FILE path="new/dir/file.txt"]\n'
+    )
+    assert found(text, ws) == []
+
+
+def test_symlink_to_a_directory_outside(ws: Path, outside: Path) -> None:
+    os.symlink(outside, ws / "link")
+    text = 'Some prose.\n[CREATE_FILE path="link/x.txt"]\nx\n[/CREATE_FILE]\n[READ_FILE path="link/secret.txt"]\n'
+    real = os.path.realpath(outside)
+    assert found(text, ws) == [
+        (
+            "path_outside_workspace",
+            Severity.ERROR,
+            Span(1, 18, 1, 30),
+            f"Path 'link/x.txt' is outside workspace: it resolves to '{real}/x.txt' through a symbolic link",
+        ),
+        (
+            "path_outside_workspace",
+            Severity.ERROR,
+            Span(4, 16, 4, 33),
+            f"Path 'link/secret.txt' is outside workspace: it resolves to '{real}/secret.txt' through a symbolic link",
+        ),
+    ]
+
+
+def test_dangling_symlink_pointing_outside(ws: Path, tmp_path: Path) -> None:
+    target = tmp_path / "not-yet" / "file.txt"
+    os.symlink(target, ws / "evil")
+    diagnostics = found('[CREATE_FILE path="evil"]\nx\n[/CREATE_FILE]\n', ws)
+    assert [(code, span) for code, _, span, _ in diagnostics] == [("path_outside_workspace", Span(0, 18, 0, 24))]
+    assert f"resolves to '{os.path.realpath(target)}'" in diagnostics[0][3]
+
+
+def test_symlinks_that_stay_inside_are_fine(ws: Path) -> None:
+    os.symlink(ws / "src" / "app.py", ws / "alias.py")
+    os.symlink(ws / "src", ws / "code")
+    text = (
+        '[READ_FILE path="alias.py"]\n[EDIT_FILE path="code/app.py" start_line="3" end_line="3"]\nc = 4\n[/EDIT_FILE]\n'
+    )
+    assert found(text, ws) == []
+
+
+def test_workspace_given_through_a_symlink(ws: Path, tmp_path: Path) -> None:
+    os.symlink(ws, tmp_path / "ws-link")
+    assert found('[READ_FILE path="src/app.py"]\n', tmp_path / "ws-link") == []
+
+
+def test_missing_files(ws: Path) -> None:
+    text = (
+        '[EDIT_FILE path="src/nope.py" start_line="1" end_line="1"]\nx\n[/EDIT_FILE]\n'
+        '[DELETE_FILE path="gone.txt"]\n'
+        '[READ_FILE path="src"]\n'
+    )
+    assert found(text, ws) == [
+        (
+            "file_not_found",
+            Severity.WARNING,
+            Span(0, 16, 0, 29),
+            "File 'src/nope.py' not found: it does not exist and is not created earlier in this reply",
+        ),
+        (
+            "file_not_found",
+            Severity.WARNING,
+            Span(3, 18, 3, 28),
+            "File 'gone.txt' not found: it does not exist and is not created earlier in this reply",
+        ),
+        (
+            "file_not_found",
+            Severity.WARNING,
+            Span(4, 16, 4, 21),
+            "File 'src' not found: it is a directory, not a file",
+        ),
+    ]
+
+
+def test_created_earlier_counts_and_deleted_earlier_does_not(ws: Path) -> None:
+    text = (
+        '[READ_FILE path="notes.md"]\n'  # before its creation: not found
+        '[CREATE_FILE path="notes.md"]\none\ntwo\n[/CREATE_FILE]\n'
+        '[READ_FILE path="./notes.md"]\n'  # the same file written another way
+        '[DELETE_FILE path="src/app.py"]\n'
+        '[READ_FILE path="src/app.py"]\n'
+    )
+    assert [(code, span.start_line) for code, _, span, _ in found(text, ws)] == [
+        ("file_not_found", 0),
+        ("file_not_found", 7),
+    ]
+
+
+def test_edit_range_beyond_the_end_of_the_file(ws: Path) -> None:
+    text = '[EDIT_FILE path="src/app.py" start_line="2" end_line="4"]\nx\n[/EDIT_FILE]\n'
+    assert found(text, ws) == [
+        (
+            "bad_range",
+            Severity.ERROR,
+            Span(0, 53, 0, 56),
+            "EDIT_FILE range 2-4 is beyond the end of 'src/app.py', which has 3 lines",
+        )
+    ]
+
+
+def test_edit_ranges_follow_earlier_commands_of_the_reply(ws: Path) -> None:
+    text = (
+        '[CREATE_FILE path="two.txt"]\na\nb\n[/CREATE_FILE]\n'
+        '[EDIT_FILE path="two.txt" start_line="1" end_line="3"]\nx\n[/EDIT_FILE]\n'  # 2 lines: bad
+        # 3 lines, line 1 replaced by three lines: 5 lines
+        '[EDIT_FILE path="src/app.py" start_line="1" end_line="1"]\n1\n2\n3\n[/EDIT_FILE]\n'
+        '[EDIT_FILE path="src/app.py" start_line="5" end_line="5"]\nlast\n[/EDIT_FILE]\n'
+        '[EDIT_FILE path="src/app.py" start_line="6" end_line="6"]\nbeyond\n[/EDIT_FILE]\n'
+    )
+    assert [(code, span.start_line, message) for code, _, span, message in found(text, ws)] == [
+        ("bad_range", 4, "EDIT_FILE range 1-3 is beyond the end of 'two.txt', which has 2 lines"),
+        ("bad_range", 15, "EDIT_FILE range 6-6 is beyond the end of 'src/app.py', which has 5 lines"),
+    ]
+
+
+def test_commands_with_errors_and_after_done_are_not_checked(ws: Path) -> None:
+    text = (
+        '[READ_FILE path="/etc/passwd"]\n'
+        '[EDIT_FILE path="missing.py" start_line="x" end_line="1"]\nx\n[/EDIT_FILE]\n'
+        "[DONE]\nfinished\n[/DONE]\n"
+        '[READ_FILE path="missing-too.txt"]\n'
+    )
+    codes = [code for code, _, _, _ in found(text, ws)]
+    assert codes.count("path_outside_workspace") == 1  # the textual check only, not repeated
+    assert "file_not_found" not in codes
+    assert "bad_range" not in codes
+
+
+def test_no_workspace_no_file_system_checks(ws: Path) -> None:
+    assert found('[READ_FILE path="missing.txt"]\n', None) == []
+
+
+@pytest.mark.parametrize(
+    ("data", "lines"),
+    [(b"", 0), (b"a", 1), (b"a\n", 1), (b"a\r\nb", 2), (b"a\rb\r", 2), (b"\n\n", 2), (b"a\n\nb\n", 3)],
+)
+def test_line_counts_follow_the_lsp_line_model(data: bytes, lines: int) -> None:
+    assert count_lines_bytes(data) == lines
+    assert count_lines_text(data.decode()) == lines
+
+
+def test_crlf_file_without_final_newline(ws: Path) -> None:
+    (ws / "w.txt").write_bytes(b"one\r\ntwo\r\nthree")
+    ok = '[EDIT_FILE path="w.txt" start_line="3" end_line="3"]\nx\n[/EDIT_FILE]\n'
+    bad = '[EDIT_FILE path="w.txt" start_line="3" end_line="4"]\nx\n[/EDIT_FILE]\n'
+    assert found(ok, ws) == []
+    assert [code for code, _, _, _ in found(bad, ws)] == ["bad_range"]
