@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+
 from hypothesis import given
 from hypothesis import strategies as st
 
