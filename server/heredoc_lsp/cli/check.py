@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -56,13 +55,14 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(handler=run)
 
 
-@dataclass
 class _Run:
-    verbose: bool
-    sources: list[Source] = field(default_factory=list)
-    seen: set[str] = field(default_factory=set)
-    notes: list[str] = field(default_factory=list)
-    failed: bool = False  # something that makes the exit code 2
+    """What the file discovery found and whether something already forces exit code 2."""
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+        self.sources: list[Source] = []
+        self.seen: set[str] = set()
+        self.failed = False
 
     def note(self, message: str, *, always: bool = False) -> None:
         if always or self.verbose:
@@ -138,11 +138,11 @@ def _collect(run: _Run, args: argparse.Namespace) -> None:
         run.add(Source(raw, path, language))
 
 
-@dataclass
 class _Counts:
-    files: int = 0
-    by_severity: dict[int, int] = field(default_factory=lambda: {1: 0, 2: 0, 3: 0, 4: 0})
-    suppressed: int = 0
+    def __init__(self) -> None:
+        self.files = 0
+        self.by_severity: dict[int, int] = {1: 0, 2: 0, 3: 0, 4: 0}
+        self.suppressed = 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -170,7 +170,7 @@ def _check(args: argparse.Namespace) -> int:
 
     config_path = explicit_config(args.config)
     workspace = explicit_workspace(args.workspace)
-    run_state = _Run(verbose=args.verbose)
+    run_state = _Run(args.verbose)
     _collect(run_state, args)
 
     resolver = ConfigResolver(config_path)

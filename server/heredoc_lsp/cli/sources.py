@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from heredoc_lsp.config.load import ConfigResolver
@@ -53,13 +52,15 @@ def explicit_workspace(value: str | None) -> Path | None:
     return path
 
 
-@dataclass(frozen=True, slots=True)
 class Source:
-    """A document to read: ``path`` is None for standard input."""
+    """A document to read: ``path`` is None for standard input. (A plain class: start-up time matters here.)"""
 
-    display: str
-    path: Path | None
-    language: Language
+    __slots__ = ("display", "language", "path")
+
+    def __init__(self, display: str, path: Path | None, language: Language) -> None:
+        self.display = display
+        self.path = path
+        self.language = language
 
 
 def read_source(source: Source) -> bytes:
