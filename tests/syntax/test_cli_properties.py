@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from heredoc_lsp.syntax.cli import CliScript, Command, parse_cli, reparse_cli
 from heredoc_lsp.syntax.diagnostics import Span
+from heredoc_lsp.syntax.params import is_structured_start
 from heredoc_lsp.syntax.schema import CommandSchema
 from heredoc_lsp.syntax.text import split_lines, trim
 
@@ -36,7 +37,7 @@ def check_span(span: Span, lines: tuple[str, ...] | list[str]) -> None:
         assert 0 <= col <= len(text)
 
 
-def check_script(script: CliScript, lines: list[str]) -> None:
+def check_script(script: CliScript, lines: list[str], configured: bool = True) -> None:
     for d in script.diagnostics:
         check_span(d.span, lines)
         for r in d.related:
@@ -51,6 +52,9 @@ def check_script(script: CliScript, lines: list[str]) -> None:
             if h.terminator_span is not None:
                 check_span(h.terminator_span, lines)
             item.stdin_text()
+            if not configured and item.error is None:
+                # Unconfigured: structured exactly when the first non-blank stdin line is a delimiter.
+                assert (item.params is not None) == is_structured_start(h.body)
             if item.params is not None:
                 for p in item.params.params:
                     for s in (p.delimiter_span, p.name_span):
@@ -66,7 +70,7 @@ def check_script(script: CliScript, lines: list[str]) -> None:
 def test_never_raises_and_spans_inside(text: str, compat: str | None, configured: bool) -> None:
     lines = split_lines(text)
     script = parse_cli(lines, SCHEMAS if configured else None, compat)
-    check_script(script, lines)
+    check_script(script, lines, configured)
 
 
 @SETTINGS
@@ -207,3 +211,16 @@ def test_reparse_equals_full_parse(
     assert updated.items == full.items
     for line in range(len(new)):
         assert full.item_at(line) == updated.item_at(line)
+
+
+body_line = st.sampled_from(
+    ["x <<-E", "cat <<EOF", "E", "\tE", "EOF", "", "  ", "\t", "\t\t", "---A---", "\t---A---", " ---A---",
+     "---(UUID:a1b2c3d4)A---", "text", "---A---  ", "\t \t---A---", "\f---A---"]
+)  # fmt: skip
+
+
+@SETTINGS
+@given(st.lists(body_line, max_size=20), st.sampled_from([None, "arca-cli"]))
+def test_structured_detection_and_spans_on_line_soup(lines: list[str], compat: str | None) -> None:
+    check_script(parse_cli(lines, None, compat), lines, configured=False)
+    check_script(parse_cli(lines, SCHEMAS, compat), lines)

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from itertools import islice
 from typing import Any, Literal
 
@@ -42,8 +42,6 @@ _INVALID_END = re.compile(_OPERATOR + r"""('[^']*'|"[^"]*"|[^ \t\f\v]*)\Z""")
 _LOOSE_TOKEN = re.compile(r"(?<!<)<<(?!<)-?[ \t]*" + _MARKER)
 
 COMPAT_CODE = "compat_arca_cli"
-# First characters of a body line that may begin a structured body (blank lines come before the first delimiter).
-_MAYBE_STRUCTURED = frozenset(("", "-", " ", "\t", "\f", "\v"))
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -335,6 +333,7 @@ class _Scanner:
 
     def scan(self, start: int) -> list[_RowT]:
         # The hot loop: one strip per top-level line, one substring test per body line; everything rare is a call.
+        # Bodies are consumed by an inner loop on the same iterator, so top-level lines pay no "in a body?" test.
         lines = self.lines
         rows: list[_RowT] = []
         append = rows.append
@@ -342,50 +341,54 @@ class _Scanner:
         opener_at = _OPENER_END.match
         plain_ok = not self.arca
         check_all = bool(self.schemas)
-        maybe_structured = _MAYBE_STRUCTURED
-        pending: _Row | None = None
-        marker = ""
-        for i, line in enumerate(islice(lines, start, None) if start else lines, start):
-            if pending is not None:
-                # Body line: the heredoc ends at the first line whose trimmed text is the marker.
-                if marker in line and line.strip(blanks) == marker:
-                    pending.terminator = i
-                    # Only a body whose first line could lead to a delimiter can be structured without a schema.
-                    if check_all or lines[pending.line + 1][:1] in maybe_structured:
-                        self._close(pending)
-                    pending = None
-                continue
+        numbered = enumerate(islice(lines, start, None) if start else lines, start)
+        for i, line in numbered:
             t = line.strip(blanks)
             if not t:
                 continue
             if t[0] == "#":
                 append(~i)
-            elif "<<" not in t:
+                continue
+            if "<<" not in t:
                 append(i)
-            else:
-                j = t.rfind("<<")
-                if j > 0 and plain_ok:
-                    # The common case, `cmd <<WORD` and no other `<<`, with string methods (cheaper than a regex).
-                    marker = t[j + 2 :]
-                    if (
-                        marker.isascii()
-                        and marker.replace("_", "a").isalnum()
-                        and t[j - 1] in blanks
-                        and t.find("<<", 0, j) < 0
-                    ):
-                        pending = _Row(i, len(line) - len(line.lstrip(blanks)), j, marker, False, None)
-                        append(pending)
-                        continue
+                continue
+            j = t.rfind("<<")
+            row: _Row | None = None
+            if j > 0 and plain_ok:
+                # The common case, `cmd <<WORD` and no other `<<`, with string methods (cheaper than a regex).
+                marker = t[j + 2 :]
+                if (
+                    marker.isascii()
+                    and marker.replace("_", "a").isalnum()
+                    and t[j - 1] in blanks
+                    and t.find("<<", 0, j) < 0
+                ):
+                    row = _Row(i, len(line) - len(line.lstrip(blanks)), j, marker, False, None)
+            if row is None:
                 row = self._heredoc_line(i, line, t, opener_at(t, j))
                 if row is None:
                     append(i)
-                else:
+                    continue
+                if row.terminator != -1:
                     append(row)
-                    if row.terminator == -1:
-                        pending = row
-                        marker = row.marker
-        if pending is not None:
-            self._unclosed(pending)
+                    continue
+                marker = row.marker
+            append(row)
+            # The body: it ends at the first line whose trimmed text is the marker.
+            for k, body_line in numbered:
+                if marker in body_line and body_line.strip(blanks) == marker:
+                    row.terminator = k
+                    if check_all:
+                        self._close(row)
+                    else:
+                        # Unconfigured, a body is structured only when its first non-blank line is a delimiter:
+                        # test its first line cheaply (for an empty body that is the terminator; harmless).
+                        first = lines[i + 1]
+                        if first.startswith("---") or not first.strip(blanks) or (row.strip and first[:1] == "\t"):
+                            self._close(row)
+                    break
+            else:
+                self._unclosed(row)
         return rows
 
     # ---- a line containing `<<`
@@ -582,6 +585,22 @@ class _Scanner:
 # Building the items (lazily, on first access)
 
 
+def _slot_setters(cls: type, names: str) -> tuple[Callable[[Any, Any], None], ...]:
+    """The slot descriptors' setters of a frozen slots dataclass, in ``names`` order.
+
+    A script has tens of thousands of commands and comments; filling the slots directly costs less than half of
+    the generated frozen ``__init__`` (which calls ``object.__setattr__`` by name per field). The objects are the
+    same: every field set, frozen from then on.
+    """
+    setters = tuple(getattr(cls, name).__set__ for name in names.split())
+    assert len(setters) == len(fields(cls))
+    return setters
+
+
+_COMMAND_SETTERS = _slot_setters(Command, "line col text heredoc end_line schema params error")
+_COMMENT_SETTERS = _slot_setters(Comment, "line col text")
+
+
 def _build_items(
     lines: Sequence[str], rows: Sequence[_RowT], schemas: Mapping[str, CommandSchema] | None
 ) -> list[Item]:
@@ -589,6 +608,9 @@ def _build_items(
     items: list[Item] = []
     append = items.append
     n = len(lines)
+    new = object.__new__
+    c_line, c_col, c_text, c_heredoc, c_end, c_schema, c_params, c_error = _COMMAND_SETTERS
+    k_line, k_col, k_text = _COMMENT_SETTERS
     for row in rows:
         if isinstance(row, _Row):
             append(_heredoc_command(lines, row, n))
@@ -597,12 +619,24 @@ def _build_items(
             i = ~row
             line = lines[i]
             t = line.strip(blanks)
-            append(Comment(i, len(line) - len(line.lstrip(blanks)), t))
+            comment = new(Comment)
+            k_line(comment, i)
+            k_col(comment, len(line) - len(line.lstrip(blanks)))
+            k_text(comment, t)
+            append(comment)
             continue
         line = lines[row]
         t = line.strip(blanks)
-        schema = lookup_schema(schemas, t) if schemas else None
-        append(Command(row, len(line) - len(line.lstrip(blanks)), t, None, row, schema))
+        command = new(Command)
+        c_line(command, row)
+        c_col(command, len(line) - len(line.lstrip(blanks)))
+        c_text(command, t)
+        c_heredoc(command, None)
+        c_end(command, row)
+        c_schema(command, lookup_schema(schemas, t) if schemas else None)
+        c_params(command, None)
+        c_error(command, None)
+        append(command)
     return items
 
 

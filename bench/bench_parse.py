@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Parse time of ``parse_cli`` on 1k/10k/100k-line ``.cli`` workloads against a plain line scan in the same run.
+
+The baseline is the simplest scanner that does the job at all (the seed's two-state machine): trim each line,
+skip blanks and comments, match ``^(.+?)\\s+<<(\\w+)$`` on lines containing ``<<``, wait for the marker, collect
+the commands. ``parse_cli`` is timed as the diagnostics pass uses it (items not built), then with all items built,
+and an incremental re-parse after a one-line edit in the middle is timed too. The variants alternate run by run so
+that load changes on the (shared) machine hit all of them alike; min and median are reported.
+
+Generates the workloads with the shared generator when missing (bench/workloads is not committed) and writes
+bench/results/parse.md.
+
+    .venv/bin/python bench/bench_parse.py [--runs 25]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from heredoc_lsp.syntax.cli import parse_cli, reparse_cli
+from heredoc_lsp.syntax.text import split_lines
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKLOADS = ROOT / "bench" / "workloads"
+RESULTS = ROOT / "bench" / "results" / "parse.md"
+GENERATOR = Path(os.environ.get("GEN_WORKLOADS", "/work/shared/tools/gen_workloads.py"))
+SIZES = (1000, 10000, 100000)
+
+_BASELINE_OPENER = re.compile(r"^(.+?)\s+<<(\w+)$")
+
+
+def baseline_scan(lines: Sequence[str]) -> list[str]:
+    """The plain line scan every parser is compared with."""
+    commands: list[str] = []
+    marker: str | None = None
+    for line in lines:
+        t = line.strip(" \t\f\v")
+        if marker is not None:
+            if t == marker:
+                marker = None
+            continue
+        if not t or t[0] == "#":
+            continue
+        if "<<" in t:
+            m = _BASELINE_OPENER.match(t)
+            if m:
+                commands.append(m.group(1))
+                marker = m.group(2)
+                continue
+        commands.append(t)
+    return commands
+
+
+def workload(lines: int) -> Path:
+    name = f"w{lines // 1000}k"
+    path = WORKLOADS / f"{name}.cli"
+    if not path.exists():
+        if not GENERATOR.exists():
+            sys.exit(f"bench_parse: workload generator not found: {GENERATOR} (set GEN_WORKLOADS)")
+        subprocess.run([sys.executable, str(GENERATOR), "--out", str(WORKLOADS), "--lines", str(lines)], check=True)
+    return path
+
+
+def measure(variants: dict[str, Callable[[], object]], runs: int) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for fn in variants.values():  # warm-up
+        fn()
+    for _ in range(runs):
+        for name, fn in variants.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return times
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument("--runs", type=int, default=25)
+    args = ap.parse_args()
+
+    rows: list[str] = []
+    for size in SIZES:
+        lines = split_lines(workload(size).read_text(encoding="utf-8"))
+        previous = parse_cli(lines)
+        assert not previous.diagnostics, "workloads are valid scripts"
+        middle = len(lines) // 2
+        edited = list(lines)
+        edited[middle] = edited[middle] + " x"
+        variants: dict[str, Callable[[], object]] = {
+            "baseline line scan": lambda lines=lines: baseline_scan(lines),
+            "parse_cli": lambda lines=lines: parse_cli(lines),
+            "parse_cli + items": lambda lines=lines: parse_cli(lines).items,
+            "reparse_cli (1 line edited mid-file)": lambda p=previous, e=edited, m=middle: reparse_cli(p, e, m),
+        }
+        times = measure(variants, args.runs if size < 100000 else max(5, args.runs))
+        base = min(times["baseline line scan"])
+        for name, ts in times.items():
+            ratio = min(ts) / base
+            rows.append(
+                f"| {size:,} | {name} | {min(ts) * 1000:.2f} | {statistics.median(ts) * 1000:.2f} | {ratio:.2f}x |"
+            )
+        print(f"{size:>7} lines: " + ", ".join(f"{n} {min(t) * 1000:.2f} ms" for n, t in times.items()))
+
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(
+        "# parse_cli benchmark\n\n"
+        f"`bench/bench_parse.py --runs {args.runs}` on {platform.python_implementation()} "
+        f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs (shared machine; variants "
+        "alternate run by run). Workloads from `gen_workloads.py` (about 1/3 heredoc lines, all valid).\n\n"
+        "Baseline: the seed's two-state line scan (trim, skip blanks/comments, `^(.+?)\\s+<<(\\w+)$`, wait for "
+        "the marker). `parse_cli` = the diagnostics pass (items are built lazily); `+ items` also builds every "
+        "Command/Comment/Heredoc object; `reparse_cli` re-scans from the edited line's item and splices the "
+        "untouched prefix.\n\n"
+        "| lines | variant | min ms | median ms | min / baseline min |\n"
+        "|---:|---|---:|---:|---:|\n" + "\n".join(rows) + "\n",
+        encoding="utf-8",
+    )
+    print(f"wrote {RESULTS.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
