@@ -6,7 +6,7 @@ import asyncio
 import threading
 from typing import Any
 
-from heredoc_lsp.executor.events import QuestionKind, RunEmitter, new_id
+from heredoc_lsp.executor.events import FailureCode, QuestionKind, RunEmitter, new_id
 
 
 class RunCancelled(Exception):
@@ -35,6 +35,7 @@ class RunControl:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._reason: str | None = None
+        self._failure: tuple[FailureCode, str] | None = None
         self._input_closed: str | None = None
         self._cancel_waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[str]]] = []
         self._questions: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = {}
@@ -46,6 +47,11 @@ class RunControl:
     @property
     def reason(self) -> str | None:
         return self._reason
+
+    @property
+    def failure(self) -> tuple[FailureCode, str] | None:
+        """Set by :meth:`abort`: the run ends with ``run.failed`` (this code and message) instead of cancelled."""
+        return self._failure
 
     @property
     def pending_questions(self) -> tuple[str, ...]:
@@ -64,6 +70,13 @@ class RunControl:
             _resolve(loop, fut, self._reason, None)
         for loop, qfut in questions:
             _resolve(loop, qfut, None, RunCancelled(self._reason))
+
+    def abort(self, code: FailureCode, message: str) -> None:
+        """Stop the run like :meth:`cancel`, but report it as ``run.failed`` (e.g. an unsupported protocol version)."""
+        with self._lock:
+            if self._reason is None:
+                self._failure = (code, message)
+        self.cancel(message)
 
     def answer(self, question_id: str, value: Any) -> bool:
         """Answer a pending question; False when no question with that id is waiting."""

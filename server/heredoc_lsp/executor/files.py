@@ -378,3 +378,16 @@ def _line_ending(lines: list[str]) -> str:
         if line.endswith("\r"):
             return "\r"
     return "\n"
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write heredoc-lsp's own files (outboxes, sessions) atomically: a temporary file renamed over ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path.parent, _DIR_FLAGS)
+    try:
+        existing = _lstat(fd, path.name)
+        if existing is not None and not stat.S_ISREG(existing.st_mode):
+            existing = None
+        _write_atomic(fd, path.name, text.encode("utf-8", "surrogateescape"), existing)
+    finally:
+        os.close(fd)

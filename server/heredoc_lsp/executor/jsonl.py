@@ -1,0 +1,179 @@
+"""The JSONL side of SPEC §7: writing events one per line, reading ``run.start``/``run.input``/``run.cancel``.
+
+Rules implemented here: every line written is one complete JSON object in UTF-8; inbound lines that are not JSON
+objects, have no ``type`` or an unknown one are *problems* (reported, reading goes on); a ``v`` other than ``"1"``
+is a *version error* (the run fails with ``unsupported_version``); unknown fields are ignored. The stdin reader
+runs for the whole run in a daemon thread, so a blocked read never holds up the event loop, and end of file is
+just another notification.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import IO, Any, Final, Literal
+
+from heredoc_lsp.executor.events import PROTOCOL_VERSION, RunEvent
+
+RUN_START: Final = "run.start"
+RUN_INPUT: Final = "run.input"
+RUN_CANCEL: Final = "run.cancel"
+INBOUND_TYPES: Final = frozenset({RUN_START, RUN_INPUT, RUN_CANCEL})
+MAX_LINE_BYTES = 16 << 20
+
+
+class JsonlWriter:
+    """An event sink writing the SPEC §7 envelope, one JSON object per line, flushed at once (thread-safe)."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+        self.broken = False
+
+    def __call__(self, event: RunEvent) -> None:
+        self.write(event.envelope())
+
+    def write(self, obj: Mapping[str, Any]) -> None:
+        line = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+        # "replace": a lone surrogate (from an undecodable file name) must not make the line invalid UTF-8.
+        data = (line + "\n").encode("utf-8", "replace")
+        with self._lock:
+            if self.broken:
+                return
+            try:
+                self._stream.write(data)
+                self._stream.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                self.broken = True
+
+
+ProblemKind = Literal["malformed", "unknown_type", "version"]
+
+
+@dataclass(frozen=True, slots=True)
+class InboundProblem:
+    """A line that is not a usable message. ``version`` problems end the run; the others are only reported."""
+
+    kind: ProblemKind
+    message: str
+    run_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Inbound:
+    """A valid inbound message."""
+
+    type: str
+    payload: Mapping[str, Any] = field(default_factory=dict)
+    run_id: str | None = None
+    id: str | None = None
+
+
+def parse_inbound(line: bytes | str) -> Inbound | InboundProblem:
+    """Check one line of stdin against the envelope; never raises."""
+    try:
+        text = line.decode("utf-8") if isinstance(line, bytes) else line
+        obj = json.loads(text)
+    except (UnicodeDecodeError, ValueError) as exc:
+        return InboundProblem("malformed", f"not a JSON line ({exc})")
+    if not isinstance(obj, dict):
+        return InboundProblem("malformed", "not a JSON object")
+    run_id = obj.get("run_id") if isinstance(obj.get("run_id"), str) else None
+    if "v" not in obj:
+        return InboundProblem("malformed", "missing protocol version field 'v'", run_id)
+    if obj["v"] != PROTOCOL_VERSION:
+        return InboundProblem(
+            "version", f"unsupported protocol version {obj['v']!r} (this is version {PROTOCOL_VERSION})", run_id
+        )
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        return InboundProblem("malformed", "missing message 'type'", run_id)
+    if kind not in INBOUND_TYPES:
+        return InboundProblem("unknown_type", f"unknown message type {kind!r} ignored", run_id)
+    payload = obj.get("payload", {})
+    if payload is None:
+        payload = {}
+    if not isinstance(payload, dict):
+        return InboundProblem("malformed", f"{kind}: 'payload' must be an object", run_id)
+    if kind == RUN_START and not isinstance(payload.get("path"), str):
+        return InboundProblem("malformed", "run.start: payload.path (a string) is required", run_id)
+    if kind == RUN_INPUT and not isinstance(payload.get("question_id"), str):
+        return InboundProblem("malformed", "run.input: payload.question_id (a string) is required", run_id)
+    msg_id = obj.get("id") if isinstance(obj.get("id"), str) else None
+    return Inbound(kind, payload, run_id, msg_id)
+
+
+class StdinListener:
+    """Reads JSONL messages from file descriptor ``fd`` in a daemon thread; callbacks run in the loop's thread.
+
+    The thread reads the raw descriptor (no buffered file object, whose lock a daemon thread could still hold at
+    interpreter shutdown) and keeps reading until end of file, whatever the lines contain.
+    """
+
+    def __init__(
+        self,
+        fd: int,
+        loop: asyncio.AbstractEventLoop,
+        on_message: Callable[[Inbound], None],
+        on_problem: Callable[[InboundProblem], None],
+        on_eof: Callable[[], None],
+    ) -> None:
+        self._fd = fd
+        self._loop = loop
+        self._on_message = on_message
+        self._on_problem = on_problem
+        self._on_eof = on_eof
+        self._thread = threading.Thread(target=self._read, name="heredoc-lsp-stdin", daemon=True)
+
+    def start(self) -> StdinListener:
+        self._thread.start()
+        return self
+
+    def _call(self, fn: Callable[..., None], *args: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the run is over
+            self._loop.call_soon_threadsafe(fn, *args)
+
+    def _line(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        parsed = parse_inbound(line)
+        if isinstance(parsed, Inbound):
+            self._call(self._on_message, parsed)
+        else:
+            self._call(self._on_problem, parsed)
+
+    def _read(self) -> None:
+        pending = b""
+        skipping = False  # inside an over-long line
+        while True:
+            try:
+                chunk = os.read(self._fd, 1 << 16)
+            except InterruptedError:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            pending += chunk
+            while True:
+                newline = pending.find(b"\n")
+                if newline < 0:
+                    break
+                line, pending = pending[:newline], pending[newline + 1 :]
+                if skipping:
+                    skipping = False
+                else:
+                    self._line(line)
+            if len(pending) > MAX_LINE_BYTES:
+                if not skipping:
+                    self._call(self._on_problem, InboundProblem("malformed", "line too long; skipped"))
+                skipping = True
+                pending = b""
+        if pending and not skipping:
+            self._line(pending)
+        self._call(self._on_eof)

@@ -1,0 +1,160 @@
+"""Running a ``.cli`` script (SPEC §2.8): refused when it has errors, else each command in order with its heredoc."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from heredoc_lsp.executor.control import RunControl
+from heredoc_lsp.executor.engine import RunContext, RunRefused, count_summary, drive
+from heredoc_lsp.executor.events import EventSink
+from heredoc_lsp.executor.model import CommandStep, RunOptions, RunOutcome
+
+if TYPE_CHECKING:
+    from heredoc_lsp.config.model import Config
+    from heredoc_lsp.syntax.diagnostics import Diagnostic
+
+
+def diagnostics_json(diagnostics: Collection[Diagnostic]) -> list[dict[str, Any]]:
+    """Diagnostics as the command line shows them: 1-based lines and columns (code points)."""
+    return [
+        {
+            "line": d.span.start_line + 1,
+            "column": d.span.start_col + 1,
+            "end_line": d.span.end_line + 1,
+            "end_column": d.span.end_col + 1,
+            "severity": d.severity.label,
+            "code": d.code,
+            "message": d.message,
+        }
+        for d in diagnostics
+    ]
+
+
+def load_config_for(path: Path, config: Config | None) -> Config:
+    """``config`` or the one that applies to ``path`` (a broken config refuses the run with its problems)."""
+    if config is not None:
+        return config
+    from heredoc_lsp.config import ConfigError, config_for_file
+
+    try:
+        return config_for_file(path)
+    except ConfigError as exc:
+        raise RunRefused("parse_error", f"configuration error:\n{exc.format()}") from None
+
+
+def read_document(path: Path, text: str | None) -> tuple[str, list[Diagnostic]]:
+    """The document's text (``text`` when given: an editor's unsaved buffer) and an encoding warning if any."""
+    if text is not None:
+        return text, []
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RunRefused("parse_error", f"cannot read '{path}': {exc.strerror or exc}") from None
+    from heredoc_lsp.analysis.decode import decode_document
+
+    decoded = decode_document(data)
+    return decoded.text, list(decoded.diagnostics)
+
+
+def script_steps(
+    path: Path, text: str | None, config: Config, lines: Collection[int] | None
+) -> tuple[list[CommandStep], int]:
+    """The script's commands as steps; refuses (``parse_error``) a script with any error. Returns steps, total."""
+    from heredoc_lsp.analysis.core import analyze
+    from heredoc_lsp.languages import Language
+    from heredoc_lsp.syntax.cli import CliScript
+    from heredoc_lsp.syntax.diagnostics import Severity
+
+    source, extra = read_document(path, text)
+    analysis = analyze(source, Language.CLI, config, path=path, extra_diagnostics=extra)
+    errors = [d for d in analysis.diagnostics if d.severity == Severity.ERROR]
+    if errors:
+        n = len(errors)
+        first = errors[0]
+        raise RunRefused(
+            "parse_error",
+            f"{path.name} has {n} error{'s' if n != 1 else ''}; nothing was run "
+            f"(line {first.span.start_line + 1}: {first.message})",
+            diagnostics=diagnostics_json(analysis.diagnostics),
+        )
+    tree = analysis.tree
+    assert isinstance(tree, CliScript)
+    steps = [CommandStep(c.text, c.stdin_text(), c.line) for c in tree.commands]
+    total = len(steps)
+    if lines is not None:
+        wanted = set(lines)
+        steps = [s for s in steps if s.line in wanted]
+    return steps, total
+
+
+def default_script_workspace(path: Path, config: Config) -> Path:
+    """Where a script's commands run when no workspace is given: the config file's folder, else the current one."""
+    if config.source is not None:
+        return config.source.absolute().parent
+    return Path.cwd()
+
+
+async def run_script(
+    path: Path | str,
+    *,
+    text: str | None = None,
+    config: Config | None = None,
+    options: RunOptions | None = None,
+    workspace: Path | None = None,
+    sink: EventSink | None = None,
+    control: RunControl | None = None,
+    run_id: str | None = None,
+    lines: Collection[int] | None = None,
+) -> RunOutcome:
+    """Run a ``.cli`` script: every command in order, stopping at the first failure unless ``keep_going``.
+
+    ``text`` replaces the file's contents (an editor's buffer); ``lines`` (0-based opener lines) runs only those
+    commands. ``options`` default to the config's. Emits SPEC §7 events to ``sink``; never raises for anything
+    the run does (the outcome and the terminal event say what happened).
+    """
+    script = Path(path)
+    ctx = RunContext(workspace or Path.cwd(), options or RunOptions(), sink, control, run_id)
+
+    async def body(ctx: RunContext) -> RunOutcome:
+        cfg = load_config_for(script, config)
+        opts = options or RunOptions.from_config(cfg)
+        ctx.options = opts
+        ctx.workspace = (workspace or default_script_workspace(script, cfg)).resolve()
+        steps, total = script_steps(script, text, cfg, lines)
+        if not ctx.workspace.is_dir():
+            raise RunRefused("parse_error", f"workspace '{ctx.workspace}' is not a directory")
+        sandbox = ctx.sandbox()
+        ctx.emitter.status(
+            f"{len(steps)} command{'s' if len(steps) != 1 else ''} in {ctx.workspace} (sandbox: {sandbox.mode})",
+            workspace=str(ctx.workspace),
+            sandbox=sandbox.mode,
+            commands=len(steps),
+        )
+        n = len(steps)
+        await ctx.confirm(
+            f"Run {n} command{'s' if n != 1 else ''} from {script.name} in {ctx.workspace} (sandbox: {sandbox.mode})?"
+        )
+        failed_at = None
+        for i, step in enumerate(steps):
+            ctx.control.check()
+            result = ctx.record(await ctx.run_command(i, n, step.command, step.stdin, line=step.line, kind="command"))
+            if result.status == "cancelled":
+                ctx.control.check()
+            if not result.ok and failed_at is None:
+                failed_at = result
+                if not opts.keep_going:
+                    break
+        summary = count_summary(ctx.results)
+        if failed_at is not None:
+            skipped = n - len(ctx.results)
+            message = f"line {failed_at.line}: {failed_at.summary}" + (
+                f"; {skipped} later command{'s' if skipped != 1 else ''} not run" if skipped else ""
+            )
+            ctx.emitter.failed("command_failed", message, summary=summary, results=ctx.results_json())
+            return RunOutcome(ctx.run_id, "failed", tuple(ctx.results), summary, "command_failed", message)
+        ctx.emitter.completed(summary, ctx.results_json(), total=total)
+        return RunOutcome(ctx.run_id, "completed", tuple(ctx.results), summary)
+
+    return await drive(ctx, {"kind": "script", "path": str(script.absolute())}, body)
