@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from heredoc_lsp.syntax.cli import parse_cli, reparse_cli
@@ -58,6 +59,10 @@ def baseline_scan(lines: Sequence[str]) -> list[str]:
                 continue
         commands.append(t)
     return commands
+
+
+def _parse_with_items(lines: Sequence[str]) -> object:
+    return parse_cli(lines).items
 
 
 def workload(lines: int) -> Path:
@@ -96,10 +101,10 @@ def main() -> int:
         edited = list(lines)
         edited[middle] = edited[middle] + " x"
         variants: dict[str, Callable[[], object]] = {
-            "baseline line scan": lambda lines=lines: baseline_scan(lines),
-            "parse_cli": lambda lines=lines: parse_cli(lines),
-            "parse_cli + items": lambda lines=lines: parse_cli(lines).items,
-            "reparse_cli (1 line edited mid-file)": lambda p=previous, e=edited, m=middle: reparse_cli(p, e, m),
+            "baseline line scan": partial(baseline_scan, lines),
+            "parse_cli": partial(parse_cli, lines),
+            "parse_cli + items": partial(_parse_with_items, lines),
+            "reparse_cli (1 line edited mid-file)": partial(reparse_cli, previous, edited, middle),
         }
         times = measure(variants, args.runs if size < 100000 else max(5, args.runs))
         base = min(times["baseline line scan"])

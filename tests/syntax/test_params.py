@@ -30,14 +30,14 @@ TEXT = CommandSchema("tool run", "text", terminator="TOOL_END")
 Diag = tuple[str, tuple[int, int, int, int], str]
 
 
-def parse(text: str, schema: CommandSchema | None = None, **kw: int) -> ParamsBody:
-    return parse_params(split_lines(text), schema, **kw)
+def parse(text: str, schema: CommandSchema | None = None, line_offset: int = 0) -> ParamsBody:
+    return parse_params(split_lines(text), schema, line_offset=line_offset)
 
 
-def diags(text: str, schema: CommandSchema | None = None, **kw: int) -> list[Diag]:
+def diags(text: str, schema: CommandSchema | None = None, line_offset: int = 0) -> list[Diag]:
     return [
         (d.code, (d.span.start_line, d.span.start_col, d.span.end_line, d.span.end_col), d.message)
-        for d in parse(text, schema, **kw).diagnostics
+        for d in parse(text, schema, line_offset).diagnostics
     ]
 
 
