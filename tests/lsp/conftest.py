@@ -19,6 +19,16 @@ async def client(lsp_client: RecordingClient, request: pytest.FixtureRequest) ->
     await lsp_client.shutdown_session()
 
 
+WORKSPACE_CONFIG = """\
+[commands."tool task"]
+params = ["TITLE", "DESCRIPTION", "TECH_SPECS"]
+required = ["TITLE", "DESCRIPTION"]
+"""
+
+
 @pytest.fixture(scope="module")
 def module_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("ws")
+    """The workspace of a module's servers: a heredoc-lsp.toml configuring one structured command."""
+    root = tmp_path_factory.mktemp("ws")
+    (root / "heredoc-lsp.toml").write_text(WORKSPACE_CONFIG, encoding="utf-8")
+    return root

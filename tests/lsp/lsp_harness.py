@@ -224,3 +224,63 @@ def expect_range(client: RecordingClient, lines: Sequence[str], line: int, start
         start=types.Position(line=line, character=client.col(text, start)),
         end=types.Position(line=line, character=client.col(text, end)),
     )
+
+
+def offset_at(text: str, position: types.Position, encoding: str) -> int:
+    """Code-point offset of an LSP position in ``text`` (LSP line model; past the end clamps)."""
+    from heredoc_lsp.lsp.documents import split_with_endings
+
+    lines, endings = split_with_endings(text)
+    off = 0
+    for i in range(min(position.line, len(lines))):
+        off += len(lines[i]) + len(endings[i])
+    if position.line < len(lines):
+        line = lines[position.line]
+        k = 0
+        while k < len(line) and units(line[: k + 1], encoding) <= position.character:
+            k += 1
+        off += k
+    return off
+
+
+def apply_text_edits(text: str, edits: Sequence[types.TextEdit], encoding: str) -> str:
+    spans = sorted(
+        ((offset_at(text, e.range.start, encoding), offset_at(text, e.range.end, encoding), e.new_text) for e in edits),
+        reverse=True,
+    )
+    for a, b, new in spans:
+        text = text[:a] + new + text[b:]
+    return text
+
+
+def edits_of(client: RecordingClient, edit: types.WorkspaceEdit | None, uri: str) -> list[types.TextEdit]:
+    """The text edits a workspace edit makes to ``uri``, checking it uses the form the client supports."""
+    assert edit is not None
+    if client.document_changes:
+        assert edit.changes is None and edit.document_changes is not None
+        out: list[types.TextEdit] = []
+        for dc in edit.document_changes:
+            assert isinstance(dc, types.TextDocumentEdit)
+            assert dc.text_document.uri == uri and dc.text_document.version == client.versions[uri]
+            out.extend(e for e in dc.edits if isinstance(e, types.TextEdit))
+        return out
+    assert edit.document_changes is None and edit.changes is not None
+    return list(edit.changes[uri])
+
+
+async def code_actions(client: RecordingClient, uri: str, rng: types.Range) -> list[types.CodeAction]:
+    result = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=rng,
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    return [a for a in result or [] if isinstance(a, types.CodeAction)]
+
+
+async def apply_action(client: RecordingClient, uri: str, text: str, action: types.CodeAction) -> str:
+    """Apply a code action's edit as an editor would: compute the new text and send it as a change."""
+    new_text = apply_text_edits(text, edits_of(client, action.edit, uri), client.encoding)
+    client.change(uri, types.TextDocumentContentChangeWholeDocument(text=new_text))
+    return new_text

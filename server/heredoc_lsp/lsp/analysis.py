@@ -47,6 +47,7 @@ class Snapshot:
     generation: int
     language: Language
     path: str | None
+    final_newline: bool  # whether the last line has a terminator (where an insertion at the end goes)
     config: Config
     analysis: Analysis
 
@@ -201,6 +202,7 @@ class Analyses:
             generation=generation,
             language=doc.language,
             path=doc.path,
+            final_newline=doc.ends_with_newline or not doc.lines,
             config=config,
             analysis=analysis,
         )

@@ -1,12 +1,132 @@
-"""Quick fixes (code actions of kind ``quickfix``) for the diagnostics of the current snapshot."""
+"""Quick fixes: code actions of kind ``quickfix`` for the diagnostics of the current snapshot.
+
+The fixes themselves are pure (:mod:`heredoc_lsp.fixes`); this module picks the diagnostics under the requested
+range, converts the code-point edits to the client's encoding and wraps them as a workspace edit: with
+``documentChanges`` (versioned) when the client supports it, with ``changes`` otherwise (Neovim 0.10/0.11).
+
+Other features contribute code actions through ``server.code_actions.add_provider(fn, kinds)`` (pygls allows one
+``textDocument/codeAction`` handler): ``fn(params, snapshot)`` returns actions or commands, after the quick fixes.
+"""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from heredoc_lsp.fixes import Fix, FixContext, Source, fixes_for
+from heredoc_lsp.lsp.analysis import Snapshot
+from heredoc_lsp.lsp.diagnostics import to_lsp
+from heredoc_lsp.lsp.positions import range_to_span, span_to_range
+from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
 
 if TYPE_CHECKING:
     from heredoc_lsp.lsp.server import HeredocLanguageServer
 
+log = logging.getLogger(__name__)
+
+QUICKFIX = types.CodeActionKind.QuickFix
+
+CodeActionProvider = Callable[[types.CodeActionParams, Snapshot], Sequence[types.CodeAction | types.Command]]
+
+
+def _wants_quickfix(only: list[str] | None) -> bool:
+    if not only:
+        return True
+    return any(kind == QUICKFIX or QUICKFIX.startswith(f"{kind}.") for kind in only)
+
+
+def _touches(span: Span, request: Span) -> bool:
+    return span.start_line <= request.end_line and request.start_line <= span.end_line
+
+
+class CodeActions:
+    def __init__(self, server: HeredocLanguageServer) -> None:
+        self.server = server
+        self.providers: list[CodeActionProvider] = []
+        self._kinds: list[types.CodeActionKind | str] = [QUICKFIX]
+        # The same list object: kinds added later (before initialize) are advertised too.
+        self.options = types.CodeActionOptions(code_action_kinds=self._kinds, resolve_provider=False)
+
+    def add_provider(self, provider: CodeActionProvider, kinds: Sequence[str] = ()) -> None:
+        """Add code actions of another feature (call before ``initialize``, so ``kinds`` are advertised)."""
+        self.providers.append(provider)
+        known = {k.value for k in types.CodeActionKind}
+        for kind in kinds:
+            if kind not in self._kinds:
+                self._kinds.append(types.CodeActionKind(kind) if kind in known else kind)
+
+    def all_actions(self, params: types.CodeActionParams) -> list[types.CodeAction | types.Command]:
+        out: list[types.CodeAction | types.Command] = list(self.actions(params))
+        if self.providers:
+            snap = self.server.analyses.get(params.text_document.uri)
+            if snap is not None:
+                for provider in self.providers:
+                    try:
+                        out.extend(provider(params, snap))
+                    except Exception:
+                        log.exception("code action provider %s failed", getattr(provider, "__qualname__", provider))
+        return out
+
+    def document_changes(self) -> bool:
+        return bool(get_capability(self.server.client_capabilities, "workspace.workspace_edit.document_changes", False))
+
+    def actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        if not _wants_quickfix(list(params.context.only or [])):
+            return []
+        snap = self.server.analyses.get(params.text_document.uri)
+        if snap is None:
+            return []
+        codec = self.server.position_codec
+        request = range_to_span(codec, snap.lines, params.range)
+        asked = {(d.code, d.range.start.line, d.range.start.character) for d in params.context.diagnostics}
+        chosen: list[Diagnostic] = []
+        for d in snap.diagnostics:
+            lsp_range = span_to_range(codec, snap.lines, d.span)
+            if _touches(d.span, request) or (d.code, lsp_range.start.line, lsp_range.start.character) in asked:
+                chosen.append(d)
+        context = FixContext(
+            Source(snap.lines, snap.analysis.newline, snap.final_newline), workspace=snap.analysis.workspace
+        )
+        seen: set[str] = set()
+        preferred: list[types.CodeAction] = []
+        others: list[types.CodeAction] = []
+        for d in chosen:
+            for fix in fixes_for(snap.analysis, d, context):
+                if fix.title in seen:
+                    continue
+                seen.add(fix.title)
+                (preferred if fix.preferred else others).append(self.action(snap, fix))
+        return preferred + others
+
+    def action(self, snap: Snapshot, fix: Fix) -> types.CodeAction:
+        codec = self.server.position_codec
+        edits = [types.TextEdit(range=span_to_range(codec, snap.lines, e.span), new_text=e.new_text) for e in fix.edits]
+        edit: types.WorkspaceEdit
+        if self.document_changes():
+            doc = types.OptionalVersionedTextDocumentIdentifier(uri=snap.uri, version=snap.version)
+            edit = types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=doc, edits=list(edits))])
+        else:
+            edit = types.WorkspaceEdit(changes={snap.uri: list(edits)})
+        return types.CodeAction(
+            title=fix.title,
+            kind=QUICKFIX,
+            diagnostics=[to_lsp(snap.uri, snap.lines, codec, d) for d in fix.diagnostics],
+            edit=edit,
+            is_preferred=fix.preferred or None,
+        )
+
 
 def register(server: HeredocLanguageServer) -> None:
-    del server
+    from heredoc_lsp.lsp.server import guarded
+
+    feature = CodeActions(server)
+    server.code_actions = feature
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, feature.options)
+    @guarded(server, default=[])
+    def on_code_action(params: types.CodeActionParams) -> list[types.CodeAction | types.Command]:
+        return feature.all_actions(params)

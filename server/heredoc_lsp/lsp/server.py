@@ -38,6 +38,7 @@ from heredoc_lsp.lsp.protocol import HeredocProtocol
 from heredoc_lsp.lsp.settings import SettingsManager
 
 if TYPE_CHECKING:
+    from heredoc_lsp.lsp.code_actions import CodeActions
     from heredoc_lsp.lsp.diagnostics import DiagnosticsFeature
 
 log = logging.getLogger("heredoc_lsp.lsp")
@@ -91,6 +92,7 @@ class HeredocLanguageServer(LanguageServer):
         self.settings = SettingsManager(self)
         self.analyses = Analyses(self)
         self.diagnostics_feature: DiagnosticsFeature | None = None  # set by heredoc_lsp.lsp.diagnostics
+        self.code_actions: CodeActions | None = None  # set by heredoc_lsp.lsp.code_actions (add_provider)
 
     # -- shared state ------------------------------------------------------------------------------------------
     @property

@@ -1,0 +1,75 @@
+"""Fixes for ``.cli`` heredocs: close an unclosed heredoc, rename a marker to one its body does not contain."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+from heredoc_lsp.analysis.suppress import TextEdit
+from heredoc_lsp.fixes.model import Fix, FixContext
+from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
+from heredoc_lsp.syntax.text import trim
+
+_NOT_MARKER_CHAR = re.compile(r"[^A-Za-z0-9_]")
+
+
+def close_unclosed_heredoc(d: Diagnostic, ctx: FixContext) -> list[Fix]:
+    """``unclosed_heredoc``: add the marker line where the body ends (the end of the file)."""
+    data = d.data or {}
+    marker = data.get("marker")
+    if not isinstance(marker, str) or not marker:
+        return []
+    line = data.get("insert_line")
+    if not isinstance(line, int):
+        line = len(ctx.source.lines)
+    edit = ctx.source.insert_line(line, marker)
+    return [Fix(f"Close the heredoc with a line '{marker}'", (edit,), (d,), preferred=True)]
+
+
+def unused_marker(wanted: str, body: Iterable[str]) -> str:
+    """``wanted`` made a valid marker (accents dropped, other characters removed) that is no trimmed body line."""
+    ascii_word = unicodedata.normalize("NFKD", wanted).encode("ascii", "ignore").decode("ascii")
+    base = _NOT_MARKER_CHAR.sub("", ascii_word) or "EOF"
+    taken = {trim(line) for line in body}
+    candidate = base
+    k = 1
+    while candidate in taken:
+        candidate = f"{base}_{k}"
+        k += 1
+    return candidate
+
+
+def rename_invalid_marker(d: Diagnostic, ctx: FixContext) -> list[Fix]:
+    """``invalid_marker``: rename the word (and its closing line, when there is one) to a valid, unused marker."""
+    data = d.data or {}
+    word = data.get("word")
+    marker = data.get("marker")
+    if not isinstance(word, str) or not word or not isinstance(marker, str):
+        return []
+    lines: Sequence[str] = ctx.source.lines
+    opener = d.span.start_line
+    terminator = data.get("terminator_line")
+    # Without a closing line, a valid marker would swallow the rest of the file: nothing sensible to offer.
+    if not isinstance(terminator, int) or not opener < terminator < len(lines):
+        return []
+    new = unused_marker(marker, lines[opener + 1 : terminator])
+    quoted = len(word) >= 2 and word[0] in "'\"" and word[-1] == word[0]
+    replacement = f"{word[0]}{new}{word[0]}" if quoted else new
+    edits = (TextEdit(d.span, replacement), ctx.source.replace_line_text(terminator, new))
+    return [Fix(f"Rename the marker '{marker}' to '{new}'", edits, (d,), preferred=True)]
+
+
+def space_before_operator(d: Diagnostic, ctx: FixContext) -> list[Fix]:
+    """``possible_heredoc`` without a blank before ``<<``: add one, making the line a heredoc opener."""
+    data = d.data or {}
+    col = data.get("operator_col")
+    marker = data.get("marker")
+    if not data.get("needs_space") or not isinstance(col, int) or not isinstance(marker, str):
+        return []
+    line = d.span.start_line
+    text = ctx.source.lines[line] if line < len(ctx.source.lines) else ""
+    if d.span.end_col != len(text.rstrip(" \t\f\v")):
+        return []  # a space alone does not make a heredoc of '<<WORD' in the middle of a line
+    edit = TextEdit(Span(line, col, line, col), " ")
+    return [Fix(f"Add a space before '<<' to start a heredoc ending at '{marker}'", (edit,), (d,))]

@@ -1,0 +1,174 @@
+"""Quick fixes end to end: each diagnostic kind with non-ASCII text before it, the action offered with the
+diagnostics it fixes, its edit in the form the client supports, and the result after applying it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from lsp_harness import RecordingClient, apply_action, code_actions, expect_range
+from lsprotocol import types
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+async def fix(client: RecordingClient, text: str, code: str, title: str, **open_args: str) -> tuple[str, str]:
+    """Open ``text``, take the one ``code`` diagnostic, apply the action titled ``title``; return (uri, new text)."""
+    uri = client.open(text, **open_args)
+    diags = [d for d in await client.diagnostics_of(uri) if d.code == code]
+    assert len(diags) == 1, diags
+    actions = await code_actions(client, uri, diags[0].range)
+    titles = [a.title for a in actions]
+    chosen = [a for a in actions if re.fullmatch(title, a.title)]
+    assert len(chosen) == 1, titles
+    action = chosen[0]
+    assert action.kind == types.CodeActionKind.QuickFix
+    assert action.diagnostics is not None and [d.code for d in action.diagnostics] == [code]
+    assert action.diagnostics[0].range == diags[0].range
+    return uri, await apply_action(client, uri, text, action)
+
+
+async def test_close_unclosed_heredoc(client: RecordingClient) -> None:
+    uri, new = await fix(client, "é😀 <<EOF\nbody é😀\n", "unclosed_heredoc", "Close the heredoc with a line 'EOF'")
+    assert new == "é😀 <<EOF\nbody é😀\nEOF\n"
+    assert await client.diagnostics_of(uri) == []
+
+
+async def test_close_unclosed_heredoc_without_final_newline(client: RecordingClient) -> None:
+    uri, new = await fix(client, "é😀 <<-END\n\tbody é😀", "unclosed_heredoc", "Close the heredoc with a line 'END'")
+    assert new == "é😀 <<-END\n\tbody é😀\nEND"
+    assert await client.diagnostics_of(uri) == []
+
+
+async def test_close_unclosed_heredoc_keeps_crlf(client: RecordingClient) -> None:
+    uri, new = await fix(client, "é😀 <<EOF\r\nbody\r\n", "unclosed_heredoc", "Close the heredoc with a line 'EOF'")
+    assert new == "é😀 <<EOF\r\nbody\r\nEOF\r\n"
+    assert await client.diagnostics_of(uri) == []
+
+
+async def test_close_unclosed_inbox_block(client: RecordingClient) -> None:
+    text = 'é😀 prose\n[CREATE_FILE path="é😀.txt"]\ncontent\n'
+    uri, new = await fix(
+        client, text, "unclosed", r"Close the block with \[/CREATE_FILE\]", suffix=".inbox", language_id="agent-inbox"
+    )
+    assert new == text + "[/CREATE_FILE]\n"
+    assert await client.diagnostics_of(uri) == []
+
+
+async def test_switch_to_uuid_delimiters(client: RecordingClient) -> None:
+    text = "tool task é😀 <<EOF\n---TITLE---\nx é😀\n---DESCRIPTION---\nd\n---TITLE---\ny\nEOF\n"
+    uri, new = await fix(client, text, "duplicate", r"Switch to UUID-prefixed delimiters .*")
+    m = re.fullmatch(
+        r"tool task é😀 <<EOF\n---\(UUID:([0-9a-f]{8})\)TITLE---\nx é😀\n---\(UUID:\1\)DESCRIPTION---\nd\n"
+        r"---TITLE---\ny\nEOF\n",
+        new,
+    )
+    assert m is not None, new
+    assert await client.diagnostics_of(uri) == []
+
+
+async def test_add_missing_parameter(client: RecordingClient) -> None:
+    text = "tool task é😀 <<EOF\n---TITLE---\nA title é😀\nEOF\n"
+    uri, new = await fix(client, text, "missing", "Add parameter 'DESCRIPTION'")
+    assert new == "tool task é😀 <<EOF\n---TITLE---\nA title é😀\n---DESCRIPTION---\n\nEOF\n"
+    # The value is left for the user to write: the only problem left says so.
+    assert [d.code for d in await client.diagnostics_of(uri)] == ["empty"]
+
+
+async def test_replace_unknown_parameter(client: RecordingClient) -> None:
+    text = "tool task é😀 <<EOF\n---TITEL---\nA title é😀\n---DESCRIPTION---\nd\nEOF\n"
+    uri = client.open(text)
+    diags = await client.diagnostics_of(uri)
+    assert sorted(d.code for d in diags) == ["missing", "unknown"]
+    unknown = next(d for d in diags if d.code == "unknown")
+    assert unknown.range == expect_range(client, text.split("\n"), 1, 3, 8)
+    actions = await code_actions(client, uri, unknown.range)
+    replace = next(a for a in actions if a.title == "Replace 'TITEL' with 'TITLE'")
+    new = await apply_action(client, uri, text, replace)
+    assert new == text.replace("TITEL", "TITLE")
+    assert await client.diagnostics_of(uri) == []
+
+
+async def test_rename_invalid_marker(client: RecordingClient) -> None:
+    text = "é😀 cat <<ÉOF\nbody EOF\nEOF_\nÉOF\n"
+    uri, new = await fix(client, text, "invalid_marker", "Rename the marker 'ÉOF' to 'EOF'")
+    assert new == "é😀 cat <<EOF\nbody EOF\nEOF_\nEOF\n"
+    assert await client.diagnostics_of(uri) == []
+
+
+async def test_rename_picks_a_marker_absent_from_the_body(client: RecordingClient) -> None:
+    text = "é😀 cat <<'ÉOF'\nEOF\nÉOF\n"
+    uri, new = await fix(client, text, "invalid_marker", "Rename the marker 'ÉOF' to 'EOF_1'")
+    assert new == "é😀 cat <<'EOF_1'\nEOF\nEOF_1\n"
+    assert await client.diagnostics_of(uri) == []
+
+
+async def test_space_before_operator(client: RecordingClient) -> None:
+    uri, new = await fix(client, "é😀 cat<<EOF\nx\nEOF\n", "possible_heredoc", "Add a space before '<<' .*")
+    assert new == "é😀 cat <<EOF\nx\nEOF\n"
+    assert await client.diagnostics_of(uri) == []
+
+
+async def test_absolute_path_inside_the_workspace_becomes_relative(client: RecordingClient) -> None:
+    target = client.root / "sub" / "é😀.txt"
+    text = f'é😀\n[CREATE_FILE path="{target}"]\nx\n[/CREATE_FILE]\n'
+    uri, new = await fix(
+        client,
+        text,
+        "path_outside_workspace",
+        r"Use the path 'sub/é😀.txt' \(relative to the workspace root\)",
+        suffix=".inbox",
+        language_id="agent-inbox",
+    )
+    assert new == text.replace(str(target), "sub/é😀.txt")
+    assert await client.diagnostics_of(uri) == []
+
+
+async def test_climbing_path_is_brought_back(client: RecordingClient) -> None:
+    text = '[CREATE_FILE path="é😀/../../x.txt"]\nx\n[/CREATE_FILE]\n'
+    uri, new = await fix(
+        client,
+        text,
+        "path_outside_workspace",
+        r"Use the path 'x.txt' \(inside the workspace\)",
+        suffix=".inbox",
+        language_id="agent-inbox",
+    )
+    assert new == text.replace("é😀/../../x.txt", "x.txt")
+    assert await client.diagnostics_of(uri) == []
+
+
+async def test_suppress_here_in_cli(client: RecordingClient) -> None:
+    text = "echo é😀\né😀 <<EOF\nbody\n"
+    uri, new = await fix(client, text, "unclosed_heredoc", r"Disable unclosed_heredoc here .*")
+    assert new == "echo é😀\n# heredoc-lsp: disable=unclosed_heredoc\né😀 <<EOF\nbody\n"
+    assert await client.diagnostics_of(uri) == []
+
+
+async def test_suppress_in_whole_file(client: RecordingClient) -> None:
+    text = "echo é😀\né😀 <<EOF\nbody\n"
+    uri, new = await fix(client, text, "unclosed_heredoc", "Disable unclosed_heredoc in this file")
+    assert new == "# heredoc-lsp: disable=unclosed_heredoc\n" + text
+    assert await client.diagnostics_of(uri) == []
+
+
+async def test_suppress_in_inbox_reply_is_a_prose_line(client: RecordingClient) -> None:
+    text = 'é😀 prose\n[READ_FILE path="é😀-missing.txt"]\n'
+    uri, new = await fix(
+        client, text, "file_not_found", r"Disable file_not_found here .*", suffix=".inbox", language_id="agent-inbox"
+    )
+    assert new == 'é😀 prose\n# heredoc-lsp: disable=file_not_found\n[READ_FILE path="é😀-missing.txt"]\n'
+    assert await client.diagnostics_of(uri) == []
+
+
+async def test_only_other_kinds_gives_nothing(client: RecordingClient) -> None:
+    uri = client.open("é😀 <<EOF\n")
+    diags = await client.diagnostics_of(uri)
+    result = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diags[0].range,
+            context=types.CodeActionContext(diagnostics=diags, only=[types.CodeActionKind.Refactor]),
+        )
+    )
+    assert list(result or []) == []
