@@ -493,3 +493,42 @@ def test_diagnostics_sorted_by_position() -> None:
     spans = [d.span for d in parse(text).diagnostics]
     assert spans == sorted(spans)
     assert codes(text) == ["duplicate", "possible_heredoc"]
+
+
+def test_one_possible_heredoc_per_line() -> None:
+    assert diags("a<<X b<<Y\nY\nX") == [
+        (
+            "possible_heredoc",
+            (0, 1, 0, 4),
+            "'<<X' is not a heredoc opener (it needs a space before '<<'), so line 3 ('X') will run as a command",
+        )
+    ]
+
+
+def test_multiple_heredocs_message_is_capped() -> None:
+    (d,) = parse("x <<A <<B <<C <<D <<E <<F\nF").diagnostics
+    assert d.message == (
+        "Only one heredoc per command is supported, this line has 6 ('<<A', '<<B', '<<C', ... 2 more, '<<F'); "
+        "the body runs to the last marker 'F'"
+    )
+    assert d.data == {"markers": ["A", "B", "C", "D", "E", "F"], "marker": "F"}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "x " + "<< a" * 20000,
+        "x << " + "a" * 100000 + " b",
+        "<<" * 50000,
+        "x <<" + "'" * 50000,
+        'x << "' + "a" * 50000,
+        "x" + "<<a" * 20000,
+        "x " + "<<A " * 20000 + "<<B",
+    ],
+    ids=["many_ops", "long_token", "shift_soup", "quotes", "open_dq", "loose", "heredoc_tokens"],
+)
+def test_pathological_lines_stay_small(line: str) -> None:
+    script = parse_cli([line, "b", "A", "a", "B"])
+    assert len(script.diagnostics) <= 2
+    assert all(len(d.message) < 300 for d in script.diagnostics)
+    assert len(script.items) >= 1

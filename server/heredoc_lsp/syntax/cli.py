@@ -316,6 +316,14 @@ def reparse_cli(
     )
 
 
+def _shown(text: str, limit: int = 60) -> str:
+    """``text`` for a message, shortened in the middle when longer than ``limit``."""
+    if len(text) <= limit:
+        return text
+    half = (limit - 3) // 2
+    return f"{text[:half]}...{text[-half:]}"
+
+
 def _position(d: Diagnostic) -> tuple[int, int]:
     return (d.span.start_line, d.span.start_col)
 
@@ -414,7 +422,7 @@ class _Scanner:
                 error(
                     Span(i, col, i, col + m.end()),
                     "heredoc_without_command",
-                    f"Heredoc '{t}' has no command: write the command before '<<' on this line",
+                    f"Heredoc '{_shown(t)}' has no command: write the command before '<<' on this line",
                     data={"marker": marker},
                 )
             )
@@ -422,7 +430,16 @@ class _Scanner:
             error_code = "multiple_heredocs"
             earlier = list(_HEREDOC_TOKEN.finditer(t, 0, op_at))
             markers = [e.group(2) or e.group(3) or e.group(4) for e in earlier] + [marker]
-            listed = ", ".join(f"'<<{x}'" for x in markers)
+            shown = (
+                [f"'<<{x}'" for x in markers]
+                if len(markers) <= 5
+                else [
+                    *(f"'<<{x}'" for x in markers[:3]),
+                    f"... {len(markers) - 4} more",
+                    f"'<<{markers[-1]}'",
+                ]
+            )
+            listed = ", ".join(shown)
             self.diagnostics.append(
                 error(
                     Span(i, col + earlier[0].start(), i, col + m.end()),
@@ -455,7 +472,7 @@ class _Scanner:
                 error(
                     Span(i, col, i, col + m.end()),
                     "heredoc_without_command",
-                    f"Heredoc '{t}' has no command: write the command before '<<' on this line",
+                    f"Heredoc '{_shown(t)}' has no command: write the command before '<<' on this line",
                     data={"marker": marker},
                 )
             )
@@ -478,7 +495,8 @@ class _Scanner:
             error(
                 Span(i, col + m.start(2), i, col + m.end(2)),
                 "invalid_marker",
-                f"Invalid heredoc marker '{word}': a marker is letters A-Z or a-z, digits and '_', optionally quoted",
+                f"Invalid heredoc marker '{_shown(word)}': "
+                "a marker is letters A-Z or a-z, digits and '_', optionally quoted",
                 data={"word": word, "marker": marker, "terminator_line": closing},
             )
         )
@@ -487,6 +505,7 @@ class _Scanner:
         return row
 
     def _possible_heredoc(self, i: int, col: int, t: str) -> None:
+        """Warn about the first ``<<WORD`` of a plain command whose WORD a later line trims to (one per line)."""
         self.lookahead.append(i)
         for m in _LOOSE_TOKEN.finditer(t):
             word = next(g for g in m.groups() if g is not None)
@@ -500,7 +519,7 @@ class _Scanner:
                 warning(
                     Span(i, col + at, i, col + m.end()),
                     "possible_heredoc",
-                    f"'{m.group(0)}' is not a heredoc opener ({why}), so line {later + 1} ('{word}') "
+                    f"'{_shown(m.group(0))}' is not a heredoc opener ({why}), so line {later + 1} ('{_shown(word)}') "
                     "will run as a command",
                     data={
                         "marker": word,
@@ -510,6 +529,7 @@ class _Scanner:
                     },
                 )
             )
+            return
 
     def _later_line(self, text: str, after: int) -> int | None:
         """The first line after ``after`` whose trimmed text is ``text``."""
