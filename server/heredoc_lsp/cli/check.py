@@ -146,8 +146,13 @@ class _Counts:
 
 
 def run(args: argparse.Namespace) -> int:
+    import gc
+
     from heredoc_lsp.cli.output import error_exit
 
+    # A short-lived process whose parsers allocate many small acyclic objects: the cyclic collector would only
+    # re-scan them (it doubles the parse time of a large file). Cycles are collected between files instead.
+    gc.disable()
     try:
         return _check(args)
     except UsageError as exc:
@@ -155,6 +160,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    import gc
+
     from heredoc_lsp.analysis.core import analyze_bytes
     from heredoc_lsp.cli.output import use_color
     from heredoc_lsp.cli.sources import (
@@ -210,6 +217,8 @@ def _check(args: argparse.Namespace) -> int:
             command=args.command,
         )
         counts.files += 1
+        if counts.files % 64 == 0:
+            gc.collect()
         counts.suppressed += len(analysis.suppressed)
         for d in analysis.diagnostics:
             counts.by_severity[int(d.severity)] += 1

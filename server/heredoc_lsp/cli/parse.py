@@ -41,8 +41,11 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import gc
+
     from heredoc_lsp.cli.output import error_exit
 
+    gc.disable()  # one document, many small acyclic objects: see cli/check.py
     try:
         return _parse(args)
     except UsageError as exc:
