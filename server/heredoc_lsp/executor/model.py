@@ -159,8 +159,8 @@ def display_output(stdout: CapturedOutput, stderr: CapturedOutput, budget: int) 
     out_room = max(room - err_room, 0)
     out = truncate_parts(stdout.head, stdout.tail, stdout.omitted_bytes, out_room)
     err = truncate_parts(stderr.head, stderr.tail, stderr.omitted_bytes, err_room)
-    if out and not out.endswith("\n") and err:
-        out += "\n"
-        separator = separator.lstrip("\n")
+    if out and err:
+        out = out if out.endswith("\n") else out + "\n"
+        separator = "[stderr]\n"
     truncated = stdout.truncated or stderr.truncated or out_len > out_room or err_len > err_room
     return out + (separator + err if err else ""), truncated

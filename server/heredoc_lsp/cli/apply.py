@@ -1,0 +1,64 @@
+"""``heredoc-lsp apply REPLY``: apply an LLM's inbox reply to the workspace and write the next outbox (SPEC §4.8, §5).
+
+Each command runs in order; one with an error is not executed and reported FAILED; ``[DONE]`` ends processing.
+Results use the seed's wording (``[OK] CREATE_FILE: Created 'src/a.py'``). With an active agent session in the
+workspace (``sessions/``), the results are stored and the next ``outbox/<id>_seqNNNN.txt`` is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from heredoc_lsp.cli.run import add_common_arguments
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "apply",
+        help="apply an inbox reply (CREATE_FILE, EDIT_FILE, RUN_COMMAND...) to the workspace",
+        description="Apply the commands of REPLY to the workspace (default: the agent root for inbox/x.txt, else "
+        "the config file's folder, else the reply's folder). With an active session, write the next outbox. "
+        "Exit 0 when completed or cancelled (FAILED commands are results, not a failed run), 1 when failed, "
+        "2 on usage errors.",
+    )
+    p.add_argument("reply", nargs="?", metavar="REPLY", help="the reply file (JSON mode: may come in run.start)")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--session", metavar="ID", help="the agent session (default: the active one, if any)")
+    group.add_argument("--no-session", action="store_true", help="do not record results or write an outbox")
+    add_common_arguments(p)
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from collections.abc import Mapping
+    from typing import Literal
+
+    from heredoc_lsp.cli.run_common import Request, build_options, load_cli_config, main_for, require_file
+    from heredoc_lsp.executor.control import RunControl
+    from heredoc_lsp.executor.events import EventSink
+    from heredoc_lsp.executor.model import RunOutcome
+    from heredoc_lsp.executor.reply_apply import apply_reply
+
+    workspace = Path(args.workspace) if args.workspace else None
+    session: str | Literal[False] | None = False if args.no_session else args.session
+
+    def prepare(path: Path, overrides: Mapping[str, Any] | None) -> Request:
+        require_file(path)
+        config = load_cli_config(args, path)
+        return Request(path, build_options(args, config, overrides), config)
+
+    async def start(request: Request, sink: EventSink, control: RunControl) -> RunOutcome:
+        return await apply_reply(
+            request.path,
+            config=request.config,
+            options=request.options,
+            workspace=workspace,
+            session=session,
+            sink=sink,
+            control=control,
+            run_id=request.run_id,
+        )
+
+    return main_for(args, Path(args.reply) if args.reply else None, prepare, start)

@@ -1,0 +1,71 @@
+"""``heredoc-lsp run SCRIPT.cli``: run a script's commands through the sandboxed executor (SPEC §2.8, §9).
+
+A script with any error runs nothing. Commands run in order, each with its heredoc as stdin, and the run stops at
+the first failing command unless ``--keep-going``. ``--output json`` writes SPEC §7 events (JSONL) on stdout and
+reads ``run.start``/``run.input``/``run.cancel`` on stdin. Exit codes: 0 completed or cancelled, 1 failed, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def add_common_arguments(p: argparse.ArgumentParser, *, keep_going: bool = False) -> None:
+    """The options of every subcommand that runs something (run, apply, agent)."""
+    p.add_argument("--output", choices=("text", "json"), help="text (default, or [cli] output) or json (JSONL events)")
+    p.add_argument("--yes", "-y", action="store_true", help='do not ask for confirmation (when confirm = "always")')
+    p.add_argument("--timeout", type=float, metavar="S", help="per-command timeout in seconds (default 30)")
+    p.add_argument("--sandbox", choices=("auto", "bwrap", "none"), help="isolation of commands (default auto)")
+    p.add_argument("--allow-network", action="store_true", default=None, help="let commands use the network")
+    p.add_argument("--config", metavar="FILE", help="use this config file instead of the nearest one")
+    p.add_argument("--workspace", metavar="DIR", help="the directory commands run in and files are changed in")
+    p.add_argument(
+        "--question-timeout", type=float, metavar="S", help="give up on an unanswered question after S seconds"
+    )
+    if keep_going:
+        p.add_argument("--keep-going", action="store_true", help="run every command even after one failed")
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "run",
+        help="run a .cli script through the sandboxed executor",
+        description="Run every command of SCRIPT in order, each with its heredoc body as stdin, in the workspace "
+        "(default: the config file's folder, else the current one), sandboxed with bubblewrap when available. "
+        "A script with errors runs nothing. Exit 0 when completed or cancelled, 1 when failed, 2 on usage errors.",
+    )
+    p.add_argument("script", nargs="?", metavar="SCRIPT.cli", help="the script (JSON mode: may come in run.start)")
+    add_common_arguments(p, keep_going=True)
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from collections.abc import Mapping
+
+    from heredoc_lsp.cli.run_common import Request, build_options, load_cli_config, main_for, require_file
+    from heredoc_lsp.executor.control import RunControl
+    from heredoc_lsp.executor.events import EventSink
+    from heredoc_lsp.executor.model import RunOutcome
+    from heredoc_lsp.executor.script_run import run_script
+
+    workspace = Path(args.workspace) if args.workspace else None
+
+    def prepare(path: Path, overrides: Mapping[str, Any] | None) -> Request:
+        require_file(path)
+        config = load_cli_config(args, path)
+        return Request(path, build_options(args, config, overrides), config)
+
+    async def start(request: Request, sink: EventSink, control: RunControl) -> RunOutcome:
+        return await run_script(
+            request.path,
+            config=request.config,
+            options=request.options,
+            workspace=workspace,
+            sink=sink,
+            control=control,
+            run_id=request.run_id,
+        )
+
+    return main_for(args, Path(args.script) if args.script else None, prepare, start)

@@ -1,0 +1,252 @@
+"""What ``run``, ``apply`` and ``agent`` share: options, config, and the text / JSONL front ends of a run.
+
+Imported only inside the subcommands' ``run()`` (it pulls in the executor and rich).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from heredoc_lsp.config import Config, ConfigError, config_for_file, load_config
+from heredoc_lsp.executor.control import RunControl
+from heredoc_lsp.executor.events import EventSink, RunEmitter, new_id
+from heredoc_lsp.executor.jsonl import (
+    RUN_CANCEL,
+    RUN_INPUT,
+    RUN_START,
+    Inbound,
+    InboundProblem,
+    JsonlWriter,
+    StdinListener,
+)
+from heredoc_lsp.executor.model import RunOptions, RunOutcome
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+
+class UsageError(Exception):
+    """A problem with the command line or its inputs: one line on stderr, exit code 2."""
+
+
+def load_cli_config(args: argparse.Namespace, path: Path | None) -> Config:
+    """``--config`` or the nearest config of ``path`` (or the current directory); errors are usage errors."""
+    try:
+        if getattr(args, "config", None):
+            return load_config(Path(args.config))
+        return config_for_file(path if path is not None else Path.cwd() / "x")
+    except ConfigError as exc:
+        raise UsageError(f"configuration error:\n{exc.format()}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read config: {exc}") from None
+
+
+def build_options(args: argparse.Namespace, config: Config, overrides: Mapping[str, Any] | None = None) -> RunOptions:
+    """Config values, then command-line flags, then (JSON mode) ``run.start`` options."""
+    values: dict[str, Any] = {
+        "timeout_s": getattr(args, "timeout", None),
+        "sandbox": getattr(args, "sandbox", None),
+        "allow_network": getattr(args, "allow_network", None),
+        "keep_going": True if getattr(args, "keep_going", False) else None,
+        "confirm": "never" if getattr(args, "yes", False) else None,
+        "question_timeout_s": getattr(args, "question_timeout", None),
+    }
+    if overrides:
+        o = overrides
+        if isinstance(o.get("timeout_s"), (int, float)) and not isinstance(o.get("timeout_s"), bool):
+            values["timeout_s"] = float(o["timeout_s"])
+        if o.get("sandbox") in ("auto", "bwrap", "none"):
+            values["sandbox"] = o["sandbox"]
+        if isinstance(o.get("keep_going"), bool):
+            values["keep_going"] = o["keep_going"]
+        if o.get("yes") is True:
+            values["confirm"] = "never"
+    options = RunOptions.from_config(config, **values)
+    if options.timeout_s <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    return options
+
+
+def output_format(args: argparse.Namespace, config: Config) -> str:
+    return str(args.output or config.cli_output)
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"heredoc-lsp: {message}\n")
+    sys.stderr.flush()
+
+
+@dataclass
+class Request:
+    """What to run: the file, the options, the client's run id (JSON mode) and the config."""
+
+    path: Path
+    options: RunOptions
+    config: Config
+    run_id: str | None = None
+
+
+Starter = Callable[[Request, EventSink, RunControl], Awaitable[RunOutcome]]
+Preparer = Callable[[Path, Mapping[str, Any] | None], Request]
+
+
+def _install_signals(loop: asyncio.AbstractEventLoop, control: RunControl, got: dict[str, int]) -> None:
+    def on_signal(signum: int, reason: str) -> None:
+        got.setdefault("signal", signum)
+        control.cancel(reason)
+
+    for signum, reason in ((signal.SIGINT, "interrupted (SIGINT)"), (signal.SIGTERM, "terminated (SIGTERM)")):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, on_signal, signum, reason)
+
+
+def _exit_code(outcome: RunOutcome, got: dict[str, int]) -> int:
+    if outcome.status == "cancelled" and "signal" in got:
+        return EXIT_INTERRUPTED if got["signal"] == signal.SIGINT else EXIT_TERMINATED
+    return outcome.exit_code
+
+
+async def run_json(path: Path | None, prepare: Preparer, start: Starter) -> int:
+    """JSON mode: events on stdout, run.start/run.input/run.cancel read from stdin for the whole run."""
+    loop = asyncio.get_running_loop()
+    writer = JsonlWriter(sys.stdout.buffer)
+    control = RunControl()
+    got: dict[str, int] = {}
+    _install_signals(loop, control, got)
+    pending: asyncio.Future[Inbound | tuple[str, str, str | None]] = loop.create_future()
+
+    def on_message(msg: Inbound) -> None:
+        if msg.type == RUN_START:
+            if path is None and not pending.done():
+                pending.set_result(msg)
+            else:
+                _warn("run.start ignored: a run is already under way")
+        elif msg.type == RUN_INPUT:
+            qid = str(msg.payload.get("question_id"))
+            if not control.answer(qid, msg.payload.get("value")):
+                _warn(f"run.input ignored: no question {qid!r} is waiting for an answer")
+        elif msg.type == RUN_CANCEL:
+            reason = msg.payload.get("reason")
+            reason = reason if isinstance(reason, str) and reason else "cancelled by the client"
+            control.cancel(reason)
+            if not pending.done():
+                pending.set_result(("cancel", reason, msg.run_id))
+
+    def on_problem(problem: InboundProblem) -> None:
+        _warn(f"ignored input line: {problem.message}" if problem.kind != "version" else problem.message)
+        if problem.kind == "version":
+            control.abort("unsupported_version", problem.message)
+            if not pending.done():
+                pending.set_result(("version", problem.message, problem.run_id))
+
+    def on_eof() -> None:
+        control.close_input("standard input was closed")
+        if not pending.done():
+            pending.set_result(("eof", "standard input was closed before run.start", None))
+
+    StdinListener(sys.stdin.fileno(), loop, on_message, on_problem, on_eof).start()
+    request: Request
+    if path is not None:
+        try:
+            request = prepare(path, None)
+        except UsageError as exc:
+            _refuse_json(writer, None, str(exc), path)
+            return EXIT_USAGE
+    else:
+        first = await pending
+        if isinstance(first, tuple):
+            kind, message, run_id = first
+            em = RunEmitter(run_id or new_id("run"), writer)
+            if kind == "cancel":
+                em.cancelled(message)
+                return 0
+            em.failed("unsupported_version" if kind == "version" else "protocol_error", message)
+            return 1
+        options = first.payload.get("options")
+        try:
+            request = prepare(Path(str(first.payload["path"])), options if isinstance(options, dict) else None)
+        except UsageError as exc:
+            return _refuse_json(writer, first.run_id, str(exc), Path(str(first.payload["path"])))
+        request.run_id = first.run_id
+    outcome = await start(request, writer, control)
+    return _exit_code(outcome, got)
+
+
+def _refuse_json(writer: JsonlWriter, run_id: str | None, message: str, path: Path) -> int:
+    em = RunEmitter(run_id or new_id("run"), writer)
+    em.started(path=str(path.absolute()))
+    em.failed("protocol_error", message)
+    _warn(message)
+    return 1
+
+
+async def run_text(request: Request, start: Starter) -> int:
+    """Text mode: rich live progress on a terminal, plain lines otherwise."""
+    from rich.console import Console
+
+    from heredoc_lsp.cli.progress import TextDisplay
+
+    loop = asyncio.get_running_loop()
+    control = RunControl()
+    got: dict[str, int] = {}
+    _install_signals(loop, control, got)
+    console = Console(highlight=False)
+    live = console.is_terminal
+    interactive = sys.stdin.isatty()
+    ask = None
+    if interactive:
+        from rich.prompt import Confirm
+
+        def ask(text: str) -> bool:
+            return Confirm.ask(text, default=False, console=console)
+
+    display = TextDisplay(console, control, live=live, ask=ask)
+    try:
+        outcome = await start(request, display, control)
+    finally:
+        display.close()
+    return _exit_code(outcome, got)
+
+
+def check_confirmation_possible(request: Request, fmt: str) -> None:
+    """Text mode without a terminal cannot ask: refuse before anything happens (a usage error)."""
+    if fmt == "text" and request.options.confirm == "always" and not sys.stdin.isatty():
+        raise UsageError(
+            'confirmation required (confirm = "always") but standard input is not a terminal: pass --yes to run'
+        )
+
+
+def main_for(args: argparse.Namespace, path: Path | None, prepare: Preparer, start: Starter) -> int:
+    """Entry point shared by the subcommands: choose the front end, map usage errors to exit code 2."""
+    try:
+        fmt_config = load_cli_config(args, path)
+        fmt = output_format(args, fmt_config)
+        if fmt == "json":
+            return asyncio.run(run_json(path, prepare, start))
+        if path is None:
+            raise UsageError("a file to run is required (or use --output json and send run.start)")
+        request = prepare(path, None)
+        check_confirmation_possible(request, fmt)
+        return asyncio.run(run_text(request, start))
+    except UsageError as exc:
+        _warn(str(exc))
+        return EXIT_USAGE
+
+
+def require_file(path: Path) -> None:
+    if not path.exists():
+        raise UsageError(f"{path}: no such file")
+    if path.is_dir():
+        raise UsageError(f"{path}: is a directory, not a file")
+    if not os.access(path, os.R_OK):
+        raise UsageError(f"{path}: not readable")
