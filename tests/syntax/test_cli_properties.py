@@ -224,3 +224,27 @@ body_line = st.sampled_from(
 def test_structured_detection_and_spans_on_line_soup(lines: list[str], compat: str | None) -> None:
     check_script(parse_cli(lines, None, compat), lines, configured=False)
     check_script(parse_cli(lines, SCHEMAS, compat), lines)
+
+
+@SETTINGS
+@given(st.lists(script_line, max_size=25), st.integers(0, 30), st.integers(0, 30), st.booleans())
+def test_outline_and_item_at_agree_with_items(lines: list[str], first: int, span: int, item_at_first: bool) -> None:
+    script = parse_cli(lines, SCHEMAS)
+    early = [script.item_at(line) for line in range(len(lines) + 1)] if item_at_first else []
+    outline = list(script.outline(first, first + span))
+    items = script.items
+    expected = [
+        (
+            "comment" if not isinstance(i, Command) else "heredoc" if i.heredoc is not None else "command",
+            i.line,
+            i if isinstance(i, Command) and i.heredoc is not None else None,
+        )
+        for i in items
+        if i.end_line >= first and i.line <= first + span
+    ]
+    assert outline == expected
+    for line in range(len(lines) + 1):
+        covering = [i for i in items if i.line <= line <= i.end_line]
+        assert script.item_at(line) is (covering[0] if covering else None)
+    for line, item in enumerate(early):  # items handed out before `items` was built are the same objects
+        assert item is script.item_at(line)

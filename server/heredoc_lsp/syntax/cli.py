@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import islice
 from typing import Any, Literal
@@ -26,6 +26,7 @@ from heredoc_lsp.syntax.params import ParamsBody, is_delimiter_line, parse_param
 from heredoc_lsp.syntax.schema import CommandSchema, lookup_schema
 from heredoc_lsp.syntax.text import BLANK_CHARS
 
+ItemKind = Literal["comment", "command", "heredoc"]
 ErrorCode = Literal["unclosed_heredoc", "heredoc_without_command", "invalid_marker", "multiple_heredocs"]
 
 # `<<` (or `<<-`) at the start of the trimmed line or after a blank, and not part of `<<<` (a here-string).
@@ -160,6 +161,12 @@ class _Row:
         self.schema: CommandSchema | None = None
         self.params: ParamsBody | None = None
 
+    def end_line(self, n: int) -> int:
+        """The last line of the item in a document of ``n`` lines."""
+        if self.terminator >= 0:
+            return self.terminator
+        return self.line if self.terminator == -2 else max(self.line, n - 1)
+
     def layout(self, line: str) -> tuple[int, int, int, str, int]:
         """(operator column, operator length, marker column, quote, command length), columns in the trimmed line."""
         t = line.strip(BLANK_CHARS)
@@ -191,28 +198,32 @@ def _row_line(row: _RowT) -> int:
     return row if row >= 0 else ~row
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class CliScript:
     """The parse of a ``.cli`` script.
 
-    ``diagnostics`` are sorted by position. ``items`` holds every top-level item in order (commands, comments and
-    erroneous heredoc lines, the latter as :class:`Command` with ``error`` set); ``commands`` the runnable commands.
-    ``start_line`` is where scanning started (0 for a full parse).
+    ``lines`` are the parsed lines (a tuple). ``diagnostics`` are sorted by position. ``items`` holds every
+    top-level item in order (commands, comments and erroneous heredoc lines, the latter as :class:`Command` with
+    ``error`` set); ``commands`` the runnable commands. Both are built on first access and cached. ``start_line`` is
+    where scanning started (0 for a full parse). Compare scripts by their ``items`` and ``diagnostics``.
     """
 
-    lines: Sequence[str]
+    lines: Sequence[str] = field(repr=False)
     diagnostics: tuple[Diagnostic, ...]
     start_line: int = 0
     _rows: tuple[_RowT, ...] = field(default=(), repr=False)
     _lookahead: tuple[int, ...] = field(default=(), repr=False)  # lines whose result depends on later lines
-    _schemas: Mapping[str, CommandSchema] | None = field(default=None, repr=False, compare=False)
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False, hash=False)
+    _schemas: Mapping[str, CommandSchema] | None = field(default=None, repr=False)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def items(self) -> tuple[Item, ...]:
         items = self._cache.get("items")
         if items is None:
-            items = self._cache["items"] = tuple(_build_items(self.lines, self._rows, self._schemas))
+            built = _build_items(self.lines, self._rows, self._schemas)
+            for index, item in self._cache.get("built", {}).items():
+                built[index] = item  # keep the objects item()/item_at() already handed out
+            items = self._cache["items"] = tuple(built)
         return items
 
     @property
@@ -228,14 +239,54 @@ class CliScript:
     def has_errors(self) -> bool:
         return any(d.severity == Severity.ERROR for d in self.diagnostics)
 
+    def item(self, index: int) -> Item:
+        """``items[index]``, built alone (and cached) when ``items`` has not been built."""
+        items = self._cache.get("items")
+        if items is not None:
+            return items[index]  # type: ignore[no-any-return]
+        built: dict[int, Item] = self._cache.setdefault("built", {})
+        item = built.get(index)
+        if item is None:
+            item = built[index] = _build_items(self.lines, (self._rows[index],), self._schemas)[0]
+        return item
+
     def item_at(self, line: int) -> Item | None:
-        """The item covering ``line`` (its opener, body or terminator), or None."""
-        starts = self._starts()
-        k = bisect_right(starts, line) - 1
+        """The item covering ``line`` (its opener, body or terminator), or None; builds only that item."""
+        k = bisect_right(self._starts(), line) - 1
         if k < 0:
             return None
-        item = self.items[k]
+        item = self.item(k)
         return item if item.end_line >= line else None
+
+    def outline(
+        self, first_line: int = 0, last_line: int | None = None
+    ) -> Iterator[tuple[ItemKind, int, Command | None]]:
+        """The items covering lines ``first_line..last_line`` (inclusive; default: to the end) in order, cheaply:
+        ``("comment", line, None)``, ``("command", line, None)`` for a command without heredoc (its text is the
+        trimmed line) and ``("heredoc", line, command)`` for a heredoc line (runnable or not), whose
+        :class:`Command` is built alone. For folding, semantic tokens and outlines of big scripts."""
+        n = len(self.lines)
+        last = n - 1 if last_line is None else last_line
+        rows = self._rows
+        for index in range(max(0, bisect_right(self._starts(), first_line) - 1), len(rows)):
+            row = rows[index]
+            if isinstance(row, _Row):
+                if row.line > last:
+                    return
+                if row.end_line(n) >= first_line:
+                    command = self.item(index)
+                    assert isinstance(command, Command)
+                    yield "heredoc", row.line, command
+            elif row >= 0:
+                if row > last:
+                    return
+                if row >= first_line:
+                    yield "command", row, None
+            else:
+                if ~row > last:
+                    return
+                if ~row >= first_line:
+                    yield "comment", ~row, None
 
     def resume_line(self, line: int) -> int:
         """A top-level line at or before ``line`` from which re-scanning gives the same result as a full parse,
@@ -664,15 +715,13 @@ def _heredoc_command(lines: Sequence[str], row: _Row, n: int) -> Command:
     i = row.line
     col = row.col
     start = i + 1
+    end_line = row.end_line(n)
     if row.terminator >= 0:
         body_end = row.terminator
-        end_line = row.terminator
     elif row.terminator == -2:
         body_end = start
-        end_line = i
     else:
         body_end = n
-        end_line = max(i, n - 1)
     body: tuple[str, ...] = tuple(lines[start:body_end])
     if row.strip:
         body = tuple(b.lstrip("\t") for b in body)
