@@ -1,0 +1,97 @@
+"""Run code actions at the cursor (kind ``heredoc.run``): the same entry points as the lenses.
+
+Registered through the quick-fix module's provider hook (``server.code_actions.add_provider``), since pygls allows
+one ``textDocument/codeAction`` handler. Offered: run the command or ``[RUN_COMMAND]`` block under the cursor, run
+the whole script / apply the whole reply, cancel a run of that target, open the last run's output. Nothing in an
+untrusted workspace, nothing runnable when errors would make the run refuse.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from heredoc_lsp.lsp.analysis import Snapshot
+from heredoc_lsp.lsp.run_commands import (
+    APPLY_REPLY,
+    CANCEL_RUN,
+    RUN_BLOCK,
+    RUN_COMMAND,
+    RUN_SCRIPT,
+    SHOW_RUN_OUTPUT,
+    feature_of,
+)
+from heredoc_lsp.lsp.run_targets import target_at
+
+if TYPE_CHECKING:
+    from heredoc_lsp.lsp.server import HeredocLanguageServer
+
+RUN_KIND = "heredoc.run"
+
+
+def wants_run_actions(only: list[str] | None) -> bool:
+    """Whether a request restricted to ``only`` kinds admits ``heredoc.run`` actions."""
+    if not only:
+        return True
+    return any(kind == RUN_KIND or RUN_KIND.startswith(f"{kind}.") for kind in only)
+
+
+def _action(title: str, command: str, argument: dict[str, Any]) -> types.CodeAction:
+    return types.CodeAction(
+        title=title,
+        kind=RUN_KIND,
+        command=types.Command(title=title, command=command, arguments=[argument]),
+    )
+
+
+def run_code_actions(
+    server: HeredocLanguageServer, snap: Snapshot, params: types.CodeActionParams
+) -> list[types.CodeAction]:
+    """The run actions for the cursor position of ``params`` (pure given the server's run state)."""
+    feature = feature_of(server)
+    if feature is None or not feature.gate.trusted() or not wants_run_actions(list(params.context.only or [])):
+        return []
+    targets = feature.targets(snap)
+    if not targets:
+        return []
+    base: dict[str, Any] = {"uri": snap.uri, "version": snap.version}
+    out: list[types.CodeAction] = []
+    line = params.range.start.line  # lines are the same in every position encoding
+    here = target_at(targets, line)
+    if here is not None:
+        run = feature.state.running(snap.uri, here.key)
+        if run is not None:
+            out.append(_action(f"■ Cancel the run of '{here.label}'", CANCEL_RUN, {"runId": run.run_id}))
+        elif here.runnable:
+            command = RUN_COMMAND if here.kind == "command" else RUN_BLOCK
+            out.append(_action(f"▶ Run '{here.label}'", command, {**base, "line": here.line}))
+        result = feature.state.result(snap.uri, here.key)
+        if result is not None:
+            out.append(
+                _action(f"Show the output of the last run of '{here.label}'", SHOW_RUN_OUTPUT, {"runId": result.run_id})
+            )
+    whole = targets[0]
+    if whole.kind in ("script", "reply"):
+        run = feature.state.running(snap.uri, whole.key)
+        name = (snap.path or snap.uri).rsplit("/", 1)[-1]
+        if run is not None and run.kind == whole.kind:
+            out.append(_action(f"■ Cancel the run of {name}", CANCEL_RUN, {"runId": run.run_id}))
+        elif whole.runnable and run is None:
+            if whole.kind == "script":
+                out.append(_action(f"▶ Run script {name} ({whole.label})", RUN_SCRIPT, base))
+            else:
+                out.append(_action(f"▶ Apply reply {name} ({whole.label})", APPLY_REPLY, base))
+    return out
+
+
+def register(server: HeredocLanguageServer) -> None:
+    """Add the run actions to the code action handler (call before ``initialize``)."""
+    actions = server.code_actions
+    if actions is None:
+        return
+
+    def provider(params: types.CodeActionParams, snap: Snapshot) -> list[types.CodeAction]:
+        return run_code_actions(server, snap, params)
+
+    actions.add_provider(provider, [RUN_KIND])

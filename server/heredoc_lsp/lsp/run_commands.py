@@ -1,0 +1,611 @@
+"""Running from the editor: the ``workspace/executeCommand`` commands behind every run lens and action.
+
+Commands (all listed in ``executeCommandProvider.commands``; each takes ONE argument, an object):
+
+=============================  ===========================================  ==========================================
+command                        argument                                     does
+=============================  ===========================================  ==========================================
+``heredoc-lsp.runCommand``     ``{"uri", "version", "line"}``               run the ``.cli`` command whose line is
+                                                                            ``line`` (0-based, the opener line)
+``heredoc-lsp.runScript``      ``{"uri", "version"}``                       run every command of the script
+``heredoc-lsp.applyReply``     ``{"uri", "version"}``                       apply the inbox reply (agent session:
+                                                                            results stored, next outbox opened)
+``heredoc-lsp.runBlock``       ``{"uri", "version", "line"}``               run one ``[RUN_COMMAND]`` block of a
+                                                                            reply (its opener line), no session
+``heredoc-lsp.cancelRun``      ``{"runId"}`` or ``{"uri"}``                 cancel one run / every run of a document
+``heredoc-lsp.showRunOutput``  ``{"runId"}`` or ``{"uri"}``                 open the run's full log
+=============================  ===========================================  ==========================================
+
+A run request is refused (a ``window/showMessage`` warning and the result ``{"status": "refused", "message"}``)
+when the workspace is untrusted, the document is not open, ``version`` is not the document's current version (a
+lens or action from an older text), the target has errors, or the same target is already running. Otherwise the
+server asks for confirmation (``executor.confirm``), re-checks the version, and runs through the executor with a
+cancellable work-done progress; the request's answer comes when the run has ended:
+``{"status": "completed" | "failed" | "cancelled" | "declined", "runId", "summary", "results", "log"}``.
+Cancelling the request (``$/cancelRequest``) cancels the run too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from heredoc_lsp.executor.control import RunControl
+from heredoc_lsp.executor.events import ARTIFACT, PROGRESS, QUESTION, RunEvent, new_id
+from heredoc_lsp.executor.model import RunOutcome, StepResult
+from heredoc_lsp.languages import Language
+from heredoc_lsp.lsp.analysis import Snapshot
+from heredoc_lsp.lsp.documents import Document, DocumentStore
+from heredoc_lsp.lsp.run_exec import RunJob, document_text, execute
+from heredoc_lsp.lsp.run_gate import UNTRUSTED_MESSAGE, RunGate
+from heredoc_lsp.lsp.run_log import RunLog
+from heredoc_lsp.lsp.run_progress import RunProgress
+from heredoc_lsp.lsp.run_state import ActiveRun, OutcomeStatus, RunState, TargetResult
+from heredoc_lsp.lsp.run_targets import RunTarget, targets_for
+from heredoc_lsp.lsp.run_view import result_diagnostics, result_title
+from heredoc_lsp.syntax.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from heredoc_lsp.lsp.server import HeredocLanguageServer
+
+log = logging.getLogger(__name__)
+
+RUN_COMMAND = "heredoc-lsp.runCommand"
+RUN_SCRIPT = "heredoc-lsp.runScript"
+APPLY_REPLY = "heredoc-lsp.applyReply"
+RUN_BLOCK = "heredoc-lsp.runBlock"
+CANCEL_RUN = "heredoc-lsp.cancelRun"
+SHOW_RUN_OUTPUT = "heredoc-lsp.showRunOutput"
+ALL_COMMANDS: tuple[str, ...] = (RUN_COMMAND, RUN_SCRIPT, APPLY_REPLY, RUN_BLOCK, CANCEL_RUN, SHOW_RUN_OUTPUT)
+STDERR_TAIL_CHARS = 4000
+_FEATURE_ATTR = "_heredoc_run_feature"
+
+
+class Refused(Exception):
+    """A run request that cannot go ahead; the message is shown to the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunArgs:
+    uri: str
+    version: int | None
+    line: int | None
+
+
+def parse_args(command: str, args: Sequence[Any], need_line: bool) -> RunArgs:
+    shape = '{"uri": ..., "version": ..., "line": ...}' if need_line else '{"uri": ..., "version": ...}'
+    if len(args) != 1 or not isinstance(args[0], Mapping):
+        raise Refused(f"{command} expects one argument {shape}")
+    arg = args[0]
+    uri, version, line = arg.get("uri"), arg.get("version"), arg.get("line")
+    if not isinstance(uri, str) or not uri:
+        raise Refused(f"{command}: 'uri' must be the document URI")
+    if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
+        raise Refused(f"{command}: 'version' must be the document version (an integer)")
+    if need_line and (not isinstance(line, int) or isinstance(line, bool) or line < 0):
+        raise Refused(f"{command}: 'line' must be a 0-based line number")
+    return RunArgs(uri, version, line if need_line else None)
+
+
+class RunFeature:
+    """Run requests, their progress, their results, and the views that read them (lenses, hover, diagnostics)."""
+
+    def __init__(self, server: HeredocLanguageServer) -> None:
+        self.server = server
+        self.state = RunState()
+        self.gate = RunGate(server)
+        self._targets: dict[str, tuple[int, list[RunTarget]]] = {}
+        self._logs: dict[str, Path] = {}  # run id -> log
+        self.listeners: list[Callable[[str], None]] = []  # called with a URI when its run views changed
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- targets -----------------------------------------------------------------------------------------------
+    def targets(self, snap: Snapshot) -> list[RunTarget]:
+        """The run targets of a snapshot (computed once per snapshot; stale results pruned on the way)."""
+        key = DocumentStore.key(snap.uri)
+        cached = self._targets.get(key)
+        if cached is not None and cached[0] == snap.serial:
+            return cached[1]
+        found = targets_for(snap.language, snap.tree, snap.diagnostics)
+        self._targets[key] = (snap.serial, found)
+        self.state.prune(snap.uri, found)
+        return found
+
+    def results(self, snap: Snapshot) -> list[tuple[RunTarget, TargetResult]]:
+        return [(t, r) for t in self.targets(snap) if (r := self.state.result(snap.uri, t.key)) is not None]
+
+    def diagnostics(self, snap: Snapshot) -> list[Diagnostic]:
+        """Information diagnostics for the failed commands of the document's current text."""
+        return result_diagnostics(self.results(snap))
+
+    # -- wiring ------------------------------------------------------------------------------------------------
+    def register(self) -> None:
+        server = self.server
+        server.hooks.closed.append(self._on_close)
+        for name in ALL_COMMANDS:
+            server.command(name)(self._handler(name))
+
+    def _handler(self, name: str) -> Callable[..., Any]:
+        async def handler(*args: Any) -> Any:
+            return await self.execute(name, list(args))
+
+        handler.__name__ = f"command_{name.rsplit('.', 1)[-1]}"
+        return handler
+
+    def _on_close(self, uri: str) -> None:
+        key = DocumentStore.key(uri)
+        self._targets.pop(key, None)
+        self.state.forget(uri)
+
+    # -- the commands --------------------------------------------------------------------------------------------
+    async def execute(self, name: str, args: list[Any]) -> dict[str, Any]:
+        try:
+            if name == CANCEL_RUN:
+                return self.cancel(args)
+            if name == SHOW_RUN_OUTPUT:
+                return await self.show_output(args)
+            return await self.run(name, args)
+        except Refused as exc:
+            message = str(exc)
+            log.info("run refused: %s", message)
+            self._show(types.MessageType.Warning, message)
+            return {"status": "refused", "message": message}
+
+    def cancel(self, args: list[Any]) -> dict[str, Any]:
+        arg = args[0] if len(args) == 1 and isinstance(args[0], Mapping) else None
+        if arg is None:
+            raise Refused(f'{CANCEL_RUN} expects one argument {{"runId": ...}} or {{"uri": ...}}')
+        runs: list[ActiveRun] = []
+        if isinstance(arg.get("runId"), str):
+            run = self.state.active.get(arg["runId"])
+            runs = [run] if run is not None else []
+        elif isinstance(arg.get("uri"), str):
+            runs = self.state.runs_of(arg["uri"])
+        for run in runs:
+            run.control.cancel("cancelled from the editor")
+        return {"status": "cancelling" if runs else "idle", "runIds": [r.run_id for r in runs]}
+
+    async def show_output(self, args: list[Any]) -> dict[str, Any]:
+        arg = args[0] if len(args) == 1 and isinstance(args[0], Mapping) else None
+        if arg is None:
+            raise Refused(f'{SHOW_RUN_OUTPUT} expects one argument {{"runId": ...}} or {{"uri": ...}}')
+        path: Path | None = None
+        if isinstance(arg.get("runId"), str):
+            path = self._logs.get(arg["runId"])
+        elif isinstance(arg.get("uri"), str):
+            path = self.state.last_log.get(DocumentStore.key(arg["uri"]))
+        if path is None:
+            raise Refused("heredoc-lsp: no run output to show yet")
+        await self._show_document(path)
+        return {"status": "shown", "log": str(path)}
+
+    async def run(self, name: str, raw: list[Any]) -> dict[str, Any]:
+        need_line = name in (RUN_COMMAND, RUN_BLOCK)
+        args = parse_args(name, raw, need_line)
+        if not self.gate.trusted():
+            raise Refused(UNTRUSTED_MESSAGE)
+        doc, snap = self._current(args)
+        target = self._target_for(name, snap, args)
+        running = self.state.running(doc.uri, target.key)
+        if running is not None:
+            raise Refused(f"heredoc-lsp: '{target.label}' is already running; cancel it first")
+        workspace = self._workspace(doc, snap)
+        where = doc.path.rsplit("/", 1)[-1] if doc.path else doc.uri
+        question = self._question(target, where, workspace, snap)
+        if not await self.gate.confirm(doc.uri, snap.config.executor.confirm, question):
+            return {"status": "declined", "message": "not run: the confirmation was declined"}
+        # The text may have changed while the question was open: run only what the user saw.
+        doc, snap = self._current(args)
+        target = self._target_for(name, snap, args)
+        return await self._start(doc, snap, target, workspace)
+
+    # -- checks --------------------------------------------------------------------------------------------------
+    def _current(self, args: RunArgs) -> tuple[Document, Snapshot]:
+        doc = self.server.documents.get(args.uri)
+        if doc is None:
+            raise Refused(f"heredoc-lsp: {args.uri} is not open in the editor")
+        if args.version is None:
+            raise Refused("heredoc-lsp: the run request names no document version; run it from a current lens")
+        if doc.version != args.version:
+            raise Refused(
+                f"heredoc-lsp: the document changed since this was offered (version {args.version}, now "
+                f"{doc.version}); nothing was run. Run it again from the updated lens or action."
+            )
+        snap = self.server.analyses.get(doc.uri)
+        if snap is None:
+            raise Refused(f"heredoc-lsp: {args.uri} is not a .cli script or an inbox reply")
+        return doc, snap
+
+    def _target_for(self, name: str, snap: Snapshot, args: RunArgs) -> RunTarget:
+        targets = self.targets(snap)
+        wanted = {
+            RUN_COMMAND: (Language.CLI, "command"),
+            RUN_SCRIPT: (Language.CLI, "script"),
+            APPLY_REPLY: (Language.INBOX, "reply"),
+            RUN_BLOCK: (Language.INBOX, "block"),
+        }[name]
+        if snap.language is not wanted[0]:
+            kind = "a .cli script" if wanted[0] is Language.CLI else "an inbox reply"
+            raise Refused(f"heredoc-lsp: {name} works on {kind}, not on this document")
+        found = next(
+            (t for t in targets if t.kind == wanted[1] and (args.line is None or t.line == args.line)),
+            None,
+        )
+        if found is None:
+            what = "command" if wanted[1] == "command" else "[RUN_COMMAND] block"
+            raise Refused(f"heredoc-lsp: no {what} starts at line {(args.line or 0) + 1}")
+        if wanted[1] == "block" and not found.command and found.problem is None:
+            raise Refused(f"heredoc-lsp: line {found.line + 1} is not a [RUN_COMMAND] block")
+        if not found.runnable:
+            raise Refused(f"heredoc-lsp: nothing was run. {found.problem or 'This cannot be run.'}")
+        return found
+
+    def _workspace(self, doc: Document, snap: Snapshot) -> Path:
+        settings = self.server.settings
+        root = settings.workspace_root_for(doc.path)
+        if snap.language is Language.INBOX and doc.path is not None:
+            parent = Path(doc.path).parent
+            if parent.name == "inbox" or (parent.name == "processed" and parent.parent.name == "inbox"):
+                # The agent loop's layout: the reply belongs to the agent root (sessions/, outbox/).
+                return parent.parent if parent.name == "inbox" else parent.parent.parent
+        if root is not None:
+            return root
+        if doc.path is not None:
+            return Path(doc.path).parent
+        roots = settings.workspace_roots()
+        if len(roots) == 1:
+            return roots[0]
+        raise Refused("heredoc-lsp: save the document first (an untitled document has no workspace to run in)")
+
+    def _question(self, target: RunTarget, where: str, workspace: Path, snap: Snapshot) -> str:
+        sandbox = snap.config.executor.sandbox
+        if target.kind == "command":
+            what = f"Run '{target.label}' from {where}"
+        elif target.kind == "script":
+            what = f"Run all {target.label} of {where}"
+        elif target.kind == "reply":
+            what = f"Apply the reply {where} ({target.label}: files may be created, edited or deleted)"
+        else:
+            what = f"Run '{target.label}' from the reply {where}"
+        return f"{what} in {workspace} (sandbox: {sandbox})?"
+
+    # -- running -------------------------------------------------------------------------------------------------
+    async def _start(self, doc: Document, snap: Snapshot, target: RunTarget, workspace: Path) -> dict[str, Any]:
+        server = self.server
+        run_id = new_id("run")
+        control = RunControl()
+        targets = self.targets(snap)
+        if target.kind == "script":
+            covered = [target, *(t for t in targets if t.kind == "command")]
+        elif target.kind == "reply":
+            covered = [target, *(t for t in targets if t.kind == "block")]
+        else:
+            covered = [target]
+        title = _title(target, doc)
+        log_file = RunLog(
+            workspace,
+            run_id,
+            {
+                "what": title,
+                "document": doc.path or doc.uri,
+                "version": str(doc.version),
+                "workspace": str(workspace),
+            },
+        )
+        run = ActiveRun(
+            run_id=run_id,
+            uri=doc.uri,
+            kind=target.kind,
+            title=title,
+            control=control,
+            keys=tuple(t.key for t in covered),
+            log_path=log_file.path,
+        )
+        self._logs[run_id] = log_file.path
+        self.state.last_log[DocumentStore.key(doc.uri)] = log_file.path
+        self.state.start(run)
+        progress = RunProgress(
+            server, f"heredoc-lsp-{run_id}", title, lambda: control.cancel("cancelled from the editor")
+        )
+        collector = _Collector(self, run, progress, log_file)
+        job = RunJob(
+            kind="script" if target.kind in ("script", "command") else target.kind,
+            path=Path(doc.path) if doc.path else None,
+            text=document_text(snap.lines, snap.analysis.newline),
+            config=snap.config,
+            workspace=workspace,
+            lines=(target.line,) if target.kind == "command" else None,
+            block=target if target.kind == "block" else None,
+        )
+        self._changed(doc.uri)
+        outcome: RunOutcome | None = None
+        try:
+            await progress.begin("starting")
+            task = asyncio.get_running_loop().create_task(execute(job, collector.sink, control, run_id))
+            try:
+                outcome = await asyncio.shield(task)
+            except asyncio.CancelledError:
+                # The request itself was cancelled ($/cancelRequest): stop the run and let it clean up.
+                control.cancel("the run request was cancelled")
+                outcome = await task
+                raise
+        finally:
+            self.state.finish(run_id)
+            log_file.close()
+            if outcome is not None:
+                self._store(doc.uri, target, covered, outcome, collector)
+                progress.end(_end_message(outcome))
+            else:
+                progress.end("ended")
+            self._changed(doc.uri)
+        self._announce(doc, target, outcome, log_file.path)
+        return {
+            "status": outcome.status,
+            "runId": run_id,
+            "summary": outcome.summary,
+            "message": outcome.message,
+            "results": [r.to_json() for r in outcome.results],
+            "log": str(log_file.path),
+            **({"outbox": str(outcome.outbox)} if outcome.outbox is not None else {}),
+        }
+
+    def _store(
+        self,
+        uri: str,
+        target: RunTarget,
+        covered: list[RunTarget],
+        outcome: RunOutcome,
+        collector: _Collector,
+    ) -> None:
+        steps = [t for t in covered if t.kind in ("command", "block")]
+        log_path = self._logs.get(outcome.run_id)
+        by_line = {t.line + 1: t for t in steps}
+        for step in outcome.results:
+            if target.kind == "block":
+                slot: RunTarget | None = target
+            elif target.kind == "reply":
+                slot = steps[step.index] if 0 <= step.index < len(steps) else None
+            else:
+                slot = by_line.get(step.line or 0)
+            if slot is None:
+                continue
+            self.state.set_result(
+                uri, slot.key, _step_result(step, outcome.run_id, collector.stderr_of(step.index), log_path)
+            )
+        if target.kind in ("script", "reply"):
+            ok = sum(1 for r in outcome.results if r.ok or r.status == "skipped")
+            bad = len(outcome.results) - ok
+            status: OutcomeStatus
+            if outcome.status == "cancelled":
+                status = "cancelled"
+            elif outcome.status == "completed" and bad == 0:
+                status = "ok"
+            else:
+                status = "failed"
+            message = outcome.message if outcome.failure_code not in (None, "command_failed") else None
+            self.state.set_result(
+                uri,
+                target.key,
+                TargetResult(
+                    status=status,
+                    run_id=outcome.run_id,
+                    summary=message or outcome.summary,
+                    exit_code=None,
+                    duration_s=collector.elapsed(),
+                    log_path=log_path,
+                    outbox=outcome.outbox,
+                    counts=(ok, bad),
+                    output=message or "",
+                ),
+            )
+        elif not outcome.results and outcome.message:
+            # Refused or failed before any command ran (a broken config, a missing workspace...).
+            self.state.set_result(
+                uri,
+                target.key,
+                TargetResult(
+                    status="cancelled" if outcome.status == "cancelled" else "failed",
+                    run_id=outcome.run_id,
+                    summary=outcome.message,
+                    duration_s=collector.elapsed(),
+                    log_path=log_path,
+                ),
+            )
+
+    def _announce(self, doc: Document, target: RunTarget, outcome: RunOutcome, log_path: Path) -> None:
+        result = self.state.result(doc.uri, target.key)
+        title = result_title(target, result) if result is not None else outcome.status
+        self.server.log_to_client(
+            f"heredoc-lsp: {_title(target, doc)}: {title} — {outcome.summary} (log: {log_path})",
+            types.MessageType.Info,
+        )
+        if outcome.status == "failed" and outcome.failure_code not in (None, "command_failed"):
+            self._show(types.MessageType.Warning, f"heredoc-lsp: {outcome.message}")
+        if outcome.outbox is not None:
+            self._spawn(self._show_document(outcome.outbox))
+
+    # -- client notifications --------------------------------------------------------------------------------------
+    def _changed(self, uri: str) -> None:
+        """Run views of ``uri`` changed: refresh lenses, the result diagnostics and whoever listens."""
+        for listener in list(self.listeners):
+            try:
+                listener(uri)
+            except Exception:
+                log.exception("run listener failed")
+        caps = self.server.client_capabilities
+        if get_capability(caps, "workspace.code_lens.refresh_support", False):
+            self._spawn(self._refresh_lenses())
+
+    async def _refresh_lenses(self) -> None:
+        try:
+            await asyncio.shield(self.server.workspace_code_lens_refresh_async(None))
+        except Exception as exc:
+            log.info("workspace/codeLens/refresh failed: %s", exc)
+
+    def _show(self, kind: types.MessageType, message: str) -> None:
+        if self.server.protocol.writer is None:
+            return
+        try:
+            self.server.window_show_message(types.ShowMessageParams(type=kind, message=message))
+        except Exception as exc:
+            log.debug("window/showMessage failed: %s", exc)
+
+    async def _show_document(self, path: Path) -> None:
+        if not get_capability(self.server.client_capabilities, "window.show_document.support", False):
+            self.server.log_to_client(f"heredoc-lsp: open {path}", types.MessageType.Info)
+            return
+        try:
+            await asyncio.shield(
+                self.server.window_show_document_async(types.ShowDocumentParams(uri=path.as_uri(), take_focus=True))
+            )
+        except Exception as exc:
+            log.info("window/showDocument failed: %s", exc)
+
+    def _spawn(self, coro: Any) -> None:
+        try:
+            task = asyncio.get_running_loop().create_task(coro)
+        except RuntimeError:
+            coro.close()
+            return
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+class _Collector:
+    """The run's event sink: progress, the log, stderr tails, and questions from the executor."""
+
+    def __init__(self, feature: RunFeature, run: ActiveRun, progress: RunProgress, log_file: RunLog) -> None:
+        self.feature = feature
+        self.run = run
+        self.progress = progress
+        self.log_file = log_file
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.get_ident()
+        self._stderr: dict[int, str] = {}
+        self._total = 0
+        self._began = run.started
+
+    def elapsed(self) -> float:
+        import time
+
+        return time.monotonic() - self._began
+
+    def stderr_of(self, index: int) -> str:
+        return self._stderr.get(index, "")
+
+    def sink(self, event: RunEvent) -> None:
+        if threading.get_ident() != self._thread:
+            self._loop.call_soon_threadsafe(self._handle, event)
+        else:
+            self._handle(event)
+
+    def _handle(self, event: RunEvent) -> None:
+        self.log_file.feed(event)
+        p = event.payload
+        if event.type == PROGRESS:
+            kind = p.get("kind")
+            index = p.get("index")
+            if kind == "command":
+                self._total = int(p.get("total") or 0)
+                i = int(index or 0)
+                self.run.current = str(p.get("command", ""))
+                line = p.get("line")
+                self.run.current_line = line if isinstance(line, int) else None
+                self.feature._changed(self.run.uri)
+                where = f"[{i + 1}/{self._total}] " if self._total > 1 else ""
+                self.progress.report(f"{where}{self.run.current}", _percent(i, self._total))
+            elif kind == "stderr" and isinstance(index, int):
+                tail = self._stderr.get(index, "") + str(p.get("text", ""))
+                self._stderr[index] = tail[-STDERR_TAIL_CHARS:]
+            elif kind == "status" and isinstance(p.get("result"), Mapping):
+                result = p["result"]
+                i = int(result.get("index", 0))
+                self.progress.report(str(result.get("text", "")), _percent(i + 1, self._total))
+        elif event.type == QUESTION:
+            self.feature._spawn(self._answer(p))
+        elif event.type == ARTIFACT and p.get("kind") == "outbox":
+            self.progress.report(f"wrote {p.get('name', 'the next outbox')}")
+
+    async def _answer(self, payload: Mapping[str, Any]) -> None:
+        """A question from the executor (normally none: the server confirms first) goes to the user."""
+        question_id = str(payload.get("question_id", ""))
+        options = [str(o) for o in payload.get("options") or []] or ["yes", "no"]
+        if payload.get("kind") == "text":
+            self.run.control.cancel("the editor cannot answer text questions")
+            return
+        params = types.ShowMessageRequestParams(
+            type=types.MessageType.Info,
+            message=str(payload.get("text", "")),
+            actions=[types.MessageActionItem(title=o) for o in options],
+        )
+        try:
+            answer = await asyncio.shield(self.feature.server.window_show_message_request_async(params))
+        except Exception as exc:
+            log.info("question not answered: %s", exc)
+            answer = None
+        if isinstance(answer, types.MessageActionItem):
+            self.run.control.answer(question_id, answer.title)
+        else:
+            self.run.control.cancel("the question was dismissed")
+
+
+def _percent(done: int, total: int) -> int | None:
+    return None if total <= 0 else int(100 * done / total)
+
+
+def _title(target: RunTarget, doc: Document) -> str:
+    name = doc.path.rsplit("/", 1)[-1] if doc.path else doc.uri
+    if target.kind == "script":
+        return f"Run script {name}"
+    if target.kind == "reply":
+        return f"Apply reply {name}"
+    return f"Run '{target.label}'"
+
+
+def _end_message(outcome: RunOutcome) -> str:
+    if outcome.status == "completed":
+        return f"✓ {outcome.summary}"
+    if outcome.status == "cancelled":
+        return f"■ cancelled: {outcome.message or outcome.summary}"
+    return f"✗ {outcome.message or outcome.summary}"
+
+
+def _step_result(step: StepResult, run_id: str, stderr: str, log_path: Path | None) -> TargetResult:
+    return TargetResult(
+        status=step.status,
+        run_id=run_id,
+        summary=step.summary,
+        exit_code=step.exit_code,
+        duration_s=step.duration_s,
+        output=step.output,
+        output_truncated=step.output_truncated,
+        stderr_tail=stderr,
+        log_path=log_path,
+        path=step.path,
+    )
+
+
+def feature_of(server: HeredocLanguageServer) -> RunFeature | None:
+    """The run feature registered on ``server`` (None before :func:`register`)."""
+    found = getattr(server, _FEATURE_ATTR, None)
+    return found if isinstance(found, RunFeature) else None
+
+
+def register(server: HeredocLanguageServer) -> None:
+    """The run commands, plus the run code actions, hover and diagnostics that read their results."""
+    from heredoc_lsp.lsp import run_actions, run_diagnostics, run_hover
+
+    feature = RunFeature(server)
+    setattr(server, _FEATURE_ATTR, feature)
+    feature.register()
+    run_actions.register(server)
+    run_hover.register(server)
+    run_diagnostics.register(server, feature)

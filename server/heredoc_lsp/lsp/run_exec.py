@@ -1,0 +1,93 @@
+"""The one place where the server calls the executor's run layer (``run_script``, ``apply_reply``).
+
+Every run gets the editor's text of the version the request named (never the file on disk), the configuration the
+server uses for that document, the workspace root, the event sink and the run's control. ``confirm`` is always
+``"never"`` here: the server asks before it starts a run (:mod:`heredoc_lsp.lsp.run_gate`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from heredoc_lsp.config import Config
+from heredoc_lsp.executor.control import RunControl
+from heredoc_lsp.executor.events import EventSink
+from heredoc_lsp.executor.model import RunOptions, RunOutcome
+from heredoc_lsp.lsp.run_targets import RunTarget
+
+UNTITLED_SCRIPT = "untitled.cli"
+UNTITLED_REPLY = "untitled.inbox"
+
+
+@dataclass(frozen=True, slots=True)
+class RunJob:
+    """What to run: ``kind`` is script (all commands or ``lines``), reply (the whole reply) or block (one
+    ``[RUN_COMMAND]`` of a reply, run without touching the agent session)."""
+
+    kind: str
+    path: Path | None
+    text: str
+    config: Config
+    workspace: Path | None
+    lines: tuple[int, ...] | None = None
+    block: RunTarget | None = None
+
+
+def document_text(lines: Sequence[str], newline: str) -> str:
+    return "".join(line + newline for line in lines)
+
+
+def run_options(config: Config) -> RunOptions:
+    return RunOptions.from_config(config, confirm="never")
+
+
+def block_text(target: RunTarget) -> str:
+    """A reply holding only the block's command (its body is already trimmed; it cannot contain its closer)."""
+    return f"[RUN_COMMAND]\n{target.command}\n[/RUN_COMMAND]\n"
+
+
+async def execute(job: RunJob, sink: EventSink, control: RunControl, run_id: str) -> RunOutcome:
+    """Run ``job`` to its end; never raises for what the run does (the outcome and the events say it)."""
+    options = run_options(job.config)
+    if job.kind == "script":
+        from heredoc_lsp.executor.script_run import run_script
+
+        lines: Collection[int] | None = job.lines
+        return await run_script(
+            job.path or Path(UNTITLED_SCRIPT),
+            text=job.text,
+            config=job.config,
+            options=options,
+            workspace=job.workspace,
+            sink=sink,
+            control=control,
+            run_id=run_id,
+            lines=lines,
+        )
+    from heredoc_lsp.executor.reply_apply import apply_reply
+
+    if job.kind == "block":
+        assert job.block is not None
+        return await apply_reply(
+            job.path or Path(UNTITLED_REPLY),
+            text=block_text(job.block),
+            config=job.config,
+            options=options,
+            workspace=job.workspace,
+            session=False,
+            sink=sink,
+            control=control,
+            run_id=run_id,
+        )
+    return await apply_reply(
+        job.path or Path(UNTITLED_REPLY),
+        text=job.text,
+        config=job.config,
+        options=options,
+        workspace=job.workspace,
+        sink=sink,
+        control=control,
+        run_id=run_id,
+    )

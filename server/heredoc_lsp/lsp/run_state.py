@@ -1,0 +1,120 @@
+"""What the server remembers about runs: the active runs and the last result of every run target.
+
+Everything is keyed by document (percent-decoded URI) and then by :attr:`RunTarget.key`, the target's content
+fingerprint (see :mod:`heredoc_lsp.lsp.run_targets`), so results follow their command when lines move and vanish
+when the command is edited. Results for keys that no longer occur in a document are pruned when its targets are
+recomputed. All access happens on the server's event loop thread.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from heredoc_lsp.executor.control import RunControl
+from heredoc_lsp.lsp.documents import DocumentStore
+from heredoc_lsp.lsp.run_targets import RunTarget
+
+OutcomeStatus = Literal["ok", "failed", "timeout", "cancelled", "rejected", "skipped", "running"]
+
+
+@dataclass(frozen=True, slots=True)
+class TargetResult:
+    """The last result shown on one target.
+
+    ``output`` is the display text (already truncated by the executor); ``stderr_tail`` the last lines of the
+    command's stderr as it streamed (for the failure diagnostic); ``summary`` the executor's one-line summary
+    (``Ran 'make' (exit code 2)``, ``Created 'a.py'``); ``log_path`` the full log of the run.
+    """
+
+    status: OutcomeStatus
+    run_id: str
+    summary: str = ""
+    exit_code: int | None = None
+    duration_s: float | None = None
+    output: str = ""
+    output_truncated: bool = False
+    stderr_tail: str = ""
+    log_path: Path | None = None
+    path: str | None = None  # a file the step created, edited or read (inbox blocks)
+    finished_at: float = field(default_factory=time.time)
+    outbox: Path | None = None  # the outbox a reply run wrote
+    counts: tuple[int, int] = (0, 0)  # (ok, not ok) for whole-document results
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("ok", "skipped")
+
+
+@dataclass(slots=True)
+class ActiveRun:
+    """A run in progress: its control (cancel), the targets it covers and the document it came from."""
+
+    run_id: str
+    uri: str
+    kind: str
+    title: str
+    control: RunControl
+    keys: tuple[str, ...]
+    started: float = field(default_factory=time.monotonic)
+    current: str = ""  # the command running now (progress text)
+    current_line: int | None = None  # its 1-based line, as the executor reports it
+    log_path: Path | None = None
+
+
+class RunState:
+    """Active runs and last results, per document."""
+
+    def __init__(self) -> None:
+        self._results: dict[str, dict[str, TargetResult]] = {}
+        self.active: dict[str, ActiveRun] = {}
+        self.last_log: dict[str, Path] = {}  # document -> log of its latest run
+
+    # -- results -----------------------------------------------------------------------------------------------
+    def result(self, uri: str, key: str) -> TargetResult | None:
+        return self._results.get(DocumentStore.key(uri), {}).get(key)
+
+    def set_result(self, uri: str, key: str, result: TargetResult) -> None:
+        self._results.setdefault(DocumentStore.key(uri), {})[key] = result
+
+    def results_of(self, uri: str) -> dict[str, TargetResult]:
+        return dict(self._results.get(DocumentStore.key(uri), {}))
+
+    def prune(self, uri: str, targets: Iterable[RunTarget]) -> bool:
+        """Forget results whose target no longer exists in the document; True when something was dropped."""
+        stored = self._results.get(DocumentStore.key(uri))
+        if not stored:
+            return False
+        alive = {t.key for t in targets}
+        gone = [k for k in stored if k not in alive and not self._running_key(uri, k)]
+        for k in gone:
+            del stored[k]
+        return bool(gone)
+
+    def forget(self, uri: str) -> None:
+        self._results.pop(DocumentStore.key(uri), None)
+
+    # -- active runs -------------------------------------------------------------------------------------------
+    def start(self, run: ActiveRun) -> None:
+        self.active[run.run_id] = run
+
+    def finish(self, run_id: str) -> ActiveRun | None:
+        return self.active.pop(run_id, None)
+
+    def running(self, uri: str, key: str) -> ActiveRun | None:
+        """The active run that covers target ``key`` of ``uri``, if any."""
+        doc = DocumentStore.key(uri)
+        for run in self.active.values():
+            if DocumentStore.key(run.uri) == doc and key in run.keys:
+                return run
+        return None
+
+    def _running_key(self, uri: str, key: str) -> bool:
+        return self.running(uri, key) is not None
+
+    def runs_of(self, uri: str) -> list[ActiveRun]:
+        doc = DocumentStore.key(uri)
+        return [r for r in self.active.values() if DocumentStore.key(r.uri) == doc]

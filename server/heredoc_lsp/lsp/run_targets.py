@@ -1,0 +1,205 @@
+"""What can be run in a document: the run targets of one analysed snapshot (pure; no LSP, no I/O).
+
+A :class:`RunTarget` is one place where the editor offers a run or shows a result: the whole script (line 0), each
+command line of a ``.cli`` script, the whole inbox reply (line 0), and each command block of a reply (only
+``[RUN_COMMAND]`` blocks can be run on their own; the others show their result after the reply was applied).
+
+Results are stored under a target's :attr:`~RunTarget.key`, built from what the target *does* (command text and
+stdin, block name, attributes and body) rather than from its line: editing a comment or moving a command keeps its
+result, editing the command itself makes the result disappear, which is what "results are cleared when the text
+changes in a way that invalidates them" means here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from heredoc_lsp.languages import Language
+from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity, Span
+
+TargetKind = Literal["script", "command", "reply", "block"]
+RUN_BLOCK_NAME = "RUN_COMMAND"
+LABEL_CHARS = 60
+
+
+@dataclass(frozen=True, slots=True)
+class RunTarget:
+    """One runnable (or result-showing) place of a document.
+
+    ``line``/``end_line`` are the lines the target covers (hover anywhere inside shows its result); ``span`` is
+    where its lens and its result diagnostic go. ``problem`` says why it cannot run (None when it can).
+    ``index`` is the position among the script's commands or the reply's commands (-1 for whole-document targets).
+    """
+
+    kind: TargetKind
+    key: str
+    line: int
+    end_line: int
+    span: Span
+    label: str
+    index: int = -1
+    runnable: bool = True
+    problem: str | None = None
+    command: str = ""
+    stdin: str = ""
+
+
+def short(text: str, limit: int = LABEL_CHARS) -> str:
+    """One line of at most ``limit`` characters (for titles and lens labels)."""
+    first = text.split("\n", 1)[0]
+    more = first != text
+    if len(first) > limit:
+        return first[: limit - 1] + "…"
+    return first + (" …" if more else "")
+
+
+def _errors(found: Sequence[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[Span, str]] = set()
+    out: list[Diagnostic] = []
+    for d in found:
+        if d.severity == Severity.ERROR and (d.span, d.code) not in seen:
+            seen.add((d.span, d.code))
+            out.append(d)
+    out.sort(key=lambda d: (d.span.start_line, d.span.start_col))
+    return out
+
+
+def _not_runnable(errors: Sequence[Diagnostic], what: str) -> str:
+    first = errors[0]
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{what} has errors: line {first.span.start_line + 1}: {first.message}{more}"
+
+
+def _occurrence_keys(contents: Sequence[str]) -> list[str]:
+    """Keys that stay unique when the same content occurs twice (the n-th occurrence keeps the n-th result)."""
+    seen: dict[str, int] = {}
+    keys: list[str] = []
+    for content in contents:
+        n = seen.get(content, 0)
+        seen[content] = n + 1
+        keys.append(f"{content}\x00#{n}")
+    return keys
+
+
+def cli_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarget]:
+    """The targets of a ``.cli`` script: the script at line 0, then every command line in order."""
+    from heredoc_lsp.syntax.cli import CliScript, Command
+
+    assert isinstance(tree, CliScript)
+    errors = _errors([*tree.diagnostics, *diagnostics])
+    items = [item for item in tree.items if isinstance(item, Command)]
+    contents = [f"cmd\x00{c.text}\x00{c.stdin_text()}" for c in items]
+    keys = _occurrence_keys(contents)
+    commands: list[RunTarget] = []
+    for index, (item, key) in enumerate(zip(items, keys, strict=True)):
+        end = max(item.end_line, item.line)
+        own = [d for d in errors if item.line <= d.span.start_line <= end]
+        problem: str | None = None
+        if own:
+            problem = _not_runnable(own, "This command")
+        elif item.error is not None:
+            problem = "This line is not a runnable command"
+        elif errors:
+            # The executor refuses a script with any error, even to run one of its commands.
+            problem = _not_runnable(errors, "The script")
+        commands.append(
+            RunTarget(
+                kind="command",
+                key=key,
+                line=item.line,
+                end_line=end,
+                span=item.span,
+                label=short(item.text),
+                index=index,
+                runnable=problem is None,
+                problem=problem,
+                command=item.text,
+                stdin=item.stdin_text(),
+            )
+        )
+    runnable = [t for t in commands if t.runnable]
+    script_problem: str | None = None
+    if errors:
+        script_problem = _not_runnable(errors, "The script")
+    elif not runnable:
+        script_problem = "The script has no commands"
+    script = RunTarget(
+        kind="script",
+        key="script\x00" + "\x01".join(t.key for t in commands),
+        line=0,
+        end_line=0,
+        span=Span(0, 0, 0, 0),
+        label=f"{len(runnable)} command{'s' if len(runnable) != 1 else ''}",
+        runnable=script_problem is None,
+        problem=script_problem,
+    )
+    return [script, *commands]
+
+
+def inbox_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarget]:
+    """The targets of an inbox reply: the reply at line 0, then every command block (RUN_COMMAND ones runnable)."""
+    from heredoc_lsp.syntax.inbox import InboxReply
+
+    assert isinstance(tree, InboxReply)
+    errors = _errors([*tree.diagnostics, *diagnostics])
+    contents = []
+    for c in tree.commands:
+        attrs = "\x01".join(f"{k}={v}" for k, v in sorted(c.attrs.items()))
+        contents.append(f"{c.name}\x00{attrs}\x00{c.body}")
+    keys = _occurrence_keys(contents)
+    blocks: list[RunTarget] = []
+    for i, (c, key) in enumerate(zip(tree.commands, keys, strict=True)):
+        own = [d for d in errors if c.line <= d.span.start_line <= c.end_line]
+        is_run = c.name == RUN_BLOCK_NAME
+        problem: str | None = None
+        if is_run and own:
+            problem = _not_runnable(own, "This block")
+        elif is_run and not (c.body or "").strip(" \t\f\v\n"):
+            problem = "This block has no command"
+        body = c.body or ""
+        label = short(body) if is_run else (f"{c.name} {c.path}" if c.path else c.name)
+        blocks.append(
+            RunTarget(
+                kind="block",
+                key=key,
+                line=c.line,
+                end_line=c.end_line,
+                span=c.tag_span,
+                label=label,
+                index=i,
+                runnable=is_run and problem is None,
+                problem=problem if is_run else None,
+                command=body if is_run else "",
+            )
+        )
+    reply_problem = None if tree.commands else "The reply has no commands"
+    reply = RunTarget(
+        kind="reply",
+        key="reply\x00" + "\x01".join(t.key for t in blocks),
+        line=0,
+        end_line=0,
+        span=Span(0, 0, 0, 0),
+        label=f"{len(blocks)} command{'s' if len(blocks) != 1 else ''}",
+        runnable=reply_problem is None,
+        problem=reply_problem,
+    )
+    return [reply, *blocks]
+
+
+def targets_for(language: Language, tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarget]:
+    """Every run target of a document (none for outboxes and standalone parameter bodies)."""
+    if language is Language.CLI:
+        return cli_targets(tree, diagnostics)
+    if language is Language.INBOX:
+        return inbox_targets(tree, diagnostics)
+    return []
+
+
+def target_at(targets: Sequence[RunTarget], line: int, *, runnable_only: bool = False) -> RunTarget | None:
+    """The command or block target covering ``line`` (never the whole-document target)."""
+    for t in targets:
+        if t.kind in ("command", "block") and t.line <= line <= t.end_line and (t.runnable or not runnable_only):
+            return t
+    return None
