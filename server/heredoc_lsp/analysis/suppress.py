@@ -41,6 +41,7 @@ class Layout:
 
     directive_lines: tuple[int, ...] = ()
     statements: tuple[tuple[int, int], ...] = ()
+    has_directives: bool = True  # False for formats where directives are content (outbox, stand-alone bodies)
 
     @property
     def first_statement(self) -> int | None:
@@ -54,7 +55,7 @@ class Layout:
         return None
 
 
-NO_DIRECTIVES = Layout()
+NO_DIRECTIVES = Layout(has_directives=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +150,7 @@ def suppression_edit(
     """The edit that silences ``diagnostic``'s code: on its line (or its command, when it is inside one), or in
     the whole file. An existing directive in the right place is extended instead of adding a line. None when the
     format has no directives."""
-    if not layout.directive_lines and not layout.statements:
+    if not layout.has_directives:
         return None
     code = diagnostic.code
     directives = {n: c for n in layout.directive_lines if n < len(lines) and (c := parse_directive(lines[n]))}
