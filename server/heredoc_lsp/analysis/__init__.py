@@ -2,7 +2,8 @@
 
 Public API:
 
-- :func:`analyze` (text) and :func:`analyze_bytes` (file bytes) -> :class:`Analysis` (tree + final diagnostics);
+- :func:`analyze` (text), :func:`analyze_lines` (split lines), :func:`analyze_bytes` (file bytes)
+  -> :class:`Analysis` (tree + final diagnostics);
 - :func:`default_workspace` — the workspace root of an inbox reply outside an editor;
 - :func:`decode_document` — bytes -> text, BOM flag and the ``invalid_encoding`` warning;
 - :func:`workspace_diagnostics` — the file-system checks of an inbox reply;
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from heredoc_lsp.analysis.config_file import config_diagnostics
-    from heredoc_lsp.analysis.core import Analysis, analyze, analyze_bytes, default_workspace
+    from heredoc_lsp.analysis.core import Analysis, analyze, analyze_bytes, analyze_lines, default_workspace
     from heredoc_lsp.analysis.decode import DecodedDocument, decode_document
     from heredoc_lsp.analysis.suppress import DIRECTIVE_PREFIX, TextEdit, parse_directive
     from heredoc_lsp.analysis.workspace import workspace_diagnostics
@@ -28,6 +29,7 @@ _WHERE: dict[str, str] = {
     "Analysis": "core",
     "analyze": "core",
     "analyze_bytes": "core",
+    "analyze_lines": "core",
     "default_workspace": "core",
     "DecodedDocument": "decode",
     "decode_document": "decode",
@@ -44,6 +46,7 @@ __all__ = [
     "TextEdit",
     "analyze",
     "analyze_bytes",
+    "analyze_lines",
     "config_diagnostics",
     "decode_document",
     "default_workspace",

@@ -84,7 +84,36 @@ def analyze(
     be suppressed like them. ``path`` is informational.
     """
     del path  # reserved: the document's location does not change how it parses
-    lines = split_lines(text)
+    return analyze_lines(
+        split_lines(text),
+        language,
+        config,
+        newline=_newline_of(text),
+        workspace=workspace,
+        command=command,
+        had_bom=had_bom,
+        extra_diagnostics=extra_diagnostics,
+        may_have_directives="heredoc-lsp" in text,
+    )
+
+
+def analyze_lines(
+    lines: Sequence[str],
+    language: Language,
+    config: Config = DEFAULT_CONFIG,
+    *,
+    newline: str = "\n",
+    workspace: Path | None = None,
+    command: str | None = None,
+    had_bom: bool = False,
+    extra_diagnostics: Sequence[Diagnostic] = (),
+    may_have_directives: bool | None = None,
+) -> Analysis:
+    """:func:`analyze` for a document already split into lines (a server keeps them; no join and re-split).
+
+    ``may_have_directives=False`` promises that no line contains ``heredoc-lsp`` (skips the suppression pass);
+    None makes it look.
+    """
     tree: Tree
     found: list[Diagnostic] = list(extra_diagnostics)
     if language is Language.CLI:
@@ -112,7 +141,9 @@ def analyze(
     found.extend(tree.diagnostics)
     kept: list[Diagnostic] = found
     suppressed: list[Diagnostic] = []
-    if found and "heredoc-lsp" in text:  # directives are rare: skip the layout work for most documents
+    if may_have_directives is None:
+        may_have_directives = any("heredoc-lsp" in line for line in lines)
+    if found and may_have_directives:  # directives are rare: skip the layout work for most documents
         from heredoc_lsp.analysis.layouts import layout_for
         from heredoc_lsp.analysis.suppress import apply_suppressions, find_suppressions
 
@@ -124,7 +155,7 @@ def analyze(
         tree=tree,
         diagnostics=tuple(kept),
         suppressed=tuple(suppressed),
-        newline=_newline_of(text),
+        newline=newline,
         had_bom=had_bom,
         workspace=workspace,
     )
