@@ -50,7 +50,12 @@ def add_parser(subparsers: Any) -> None:
         help="the format of the files named on the command line (needed when their name does not tell)",
     )
     p.add_argument("--command", metavar="NAME", help="with --language params: the command whose schema applies")
-    p.add_argument("--workspace", metavar="DIR", help="root for inbox path checks (default: see the docs)")
+    p.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="root that inbox paths are checked against (default: the folder holding inbox/, else the config "
+        "file's folder, else the reply's folder)",
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="say which files are checked and skipped")
     p.set_defaults(handler=run)
 

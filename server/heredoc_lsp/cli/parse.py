@@ -36,7 +36,12 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--language", choices=LANGUAGE_CHOICES, help="the format (default: from the file name)")
     p.add_argument("--command", metavar="NAME", help="with --language params: the command whose schema applies")
     p.add_argument("--config", metavar="FILE", help="use this config file instead of the nearest one")
-    p.add_argument("--workspace", metavar="DIR", help="root for inbox path checks (default: see the docs)")
+    p.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="root that inbox paths are checked against (default: the folder holding inbox/, else the config "
+        "file's folder, else the reply's folder)",
+    )
     p.set_defaults(handler=run)
 
 
