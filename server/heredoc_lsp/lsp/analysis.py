@@ -50,6 +50,7 @@ class Snapshot:
     final_newline: bool  # whether the last line has a terminator (where an insertion at the end goes)
     config: Config
     analysis: Analysis
+    directives: tuple[int, ...] = ()  # lines that may hold a suppression directive (kept up to date cheaply)
 
     @property
     def lines(self) -> Sequence[str]:
@@ -70,10 +71,6 @@ def _newline_of(doc: Document) -> str:
 
 def _position(d: Diagnostic) -> tuple[int, int, int, int]:
     return (d.span.start_line, d.span.start_col, int(d.severity), 0)
-
-
-def _has_directive(lines: Sequence[str]) -> bool:
-    return any("heredoc-lsp" in line for line in lines)
 
 
 def finish(
@@ -106,8 +103,11 @@ def finish(
 
 def analyze_lines(
     language: Language, lines: Sequence[str], config: Config, newline: str, workspace: Path | None
-) -> Analysis:
-    """The core analysis of already split lines (``analysis.core.analyze`` without joining and re-splitting)."""
+) -> tuple[Analysis, tuple[int, ...]]:
+    """The core analysis of already split lines (``analysis.core.analyze`` without joining and re-splitting), and
+    the lines that may hold suppression directives."""
+    from heredoc_lsp.lsp.incremental import directive_lines
+
     lines = tuple(lines)
     found: list[Diagnostic] = []
     tree: Any
@@ -132,7 +132,8 @@ def analyze_lines(
 
         tree = parse_params(lines, None)
     found.extend(tree.diagnostics)
-    return finish(language, lines, tree, found, newline, workspace, _has_directive(lines))
+    directives = directive_lines(lines)
+    return finish(language, lines, tree, found, newline, workspace, bool(directives)), directives
 
 
 class Analyses:
@@ -178,7 +179,7 @@ class Analyses:
         config = self.server.settings.config_for(doc)
         workspace = self.workspace_for(doc, config)
         edit = self._pending.pop(key, None)
-        analysis: Analysis | None = None
+        result: tuple[Analysis, tuple[int, ...]] | None = None
         if (
             snap is not None
             and edit is not None
@@ -188,12 +189,13 @@ class Analyses:
         ):
             from heredoc_lsp.lsp.incremental import reanalyze_cli
 
-            analysis = reanalyze_cli(snap.analysis, doc, edit, config, workspace)
-            if analysis is not None:
+            result = reanalyze_cli(snap.analysis, doc, edit, config, workspace, snap.directives)
+            if result is not None:
                 self.incremental_parses += 1
-        if analysis is None:
-            analysis = analyze_lines(doc.language, doc.lines, config, _newline_of(doc), workspace)
+        if result is None:
+            result = analyze_lines(doc.language, doc.lines, config, _newline_of(doc), workspace)
             self.full_parses += 1
+        analysis, directives = result
         snap = Snapshot(
             uri=doc.uri,
             version=doc.version,
@@ -205,6 +207,7 @@ class Analyses:
             final_newline=doc.ends_with_newline or not doc.lines,
             config=config,
             analysis=analysis,
+            directives=directives,
         )
         self._snapshots[key] = snap
         return snap

@@ -6,8 +6,8 @@ U+2028 and U+2029). A :class:`Document` instead keeps the LSP line model of :mod
 lines without terminators plus, per line, the terminator that ended it. A change replaces only the lines it touches
 and reports them as a :class:`LineEdit`, so the analysis can re-parse from the nearest safe line.
 
-``lines`` and ``endings`` are never mutated in place: a change builds new lists. A snapshot that holds on to the
-old lists therefore stays consistent with the version it was computed for.
+``lines`` and ``endings`` change in place (an edit that keeps the number of lines costs only the lines it touches);
+an analysis snapshot keeps its own immutable copy of the lines it was computed from.
 """
 
 from __future__ import annotations
@@ -163,8 +163,8 @@ class Document:
             region += "\n"
             stop += 1
         new_lines, new_endings = split_with_endings(region)
-        self.lines = lines[:first] + new_lines + lines[stop:]
-        self.endings = endings[:first] + new_endings + endings[stop:]
+        lines[first:stop] = new_lines
+        endings[first:stop] = new_endings
         self._text = None
         self.version = version
         self.revision += 1
