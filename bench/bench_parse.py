@@ -65,6 +65,10 @@ def _parse_with_items(lines: Sequence[str]) -> object:
     return parse_cli(lines).items
 
 
+def _parse_with_outline(lines: Sequence[str]) -> object:
+    return sum(1 for _ in parse_cli(lines).outline())
+
+
 def workload(lines: int) -> Path:
     name = f"w{lines // 1000}k"
     path = WORKLOADS / f"{name}.cli"
@@ -104,6 +108,7 @@ def main() -> int:
             "baseline line scan": partial(baseline_scan, lines),
             "parse_cli": partial(parse_cli, lines),
             "parse_cli + items": partial(_parse_with_items, lines),
+            "parse_cli + outline()": partial(_parse_with_outline, lines),
             "reparse_cli (1 line edited mid-file)": partial(reparse_cli, previous, edited, middle),
         }
         times = measure(variants, args.runs if size < 100000 else max(5, args.runs))
@@ -123,7 +128,8 @@ def main() -> int:
         "alternate run by run). Workloads from `gen_workloads.py` (about 1/3 heredoc lines, all valid).\n\n"
         "Baseline: the seed's two-state line scan (trim, skip blanks/comments, `^(.+?)\\s+<<(\\w+)$`, wait for "
         "the marker). `parse_cli` = the diagnostics pass (items are built lazily); `+ items` also builds every "
-        "Command/Comment/Heredoc object; `reparse_cli` re-scans from the edited line's item and splices the "
+        "Command/Comment/Heredoc object; `+ outline()` walks all items building only heredoc commands; "
+        "`reparse_cli` re-scans from the edited line's item and splices the "
         "untouched prefix.\n\n"
         "| lines | variant | min ms | median ms | min / baseline min |\n"
         "|---:|---|---:|---:|---:|\n" + "\n".join(rows) + "\n",

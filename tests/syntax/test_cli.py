@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from heredoc_lsp.syntax.cli import CliScript, Command, Comment, command_stdin, parse_cli
+from heredoc_lsp.syntax.cli import CliScript, Command, Comment, Heredoc, command_stdin, parse_cli
 from heredoc_lsp.syntax.diagnostics import Related, Severity, Span
 from heredoc_lsp.syntax.schema import CommandSchema
 from heredoc_lsp.syntax.text import split_lines
@@ -114,6 +114,16 @@ def test_heredoc_fields() -> None:
     assert (h.body_start, h.body, h.body_end) == (1, ("\tline",), 2)
     assert (h.terminator_line, h.terminator_span, h.closed) == (2, Span(2, 0, 2, 3), True)
     assert command_stdin(cmd) == "\tline\n"
+    # Items are filled through slot setters: they must equal (and hash like) normally constructed ones.
+    expected = Command(
+        0,
+        2,
+        "run it",
+        Heredoc(Span(0, 9, 0, 11), "END", Span(0, 13, 0, 16), True, "'", False, 1, ("\tline",), 2, Span(2, 0, 2, 3)),
+        2,
+    )
+    assert cmd == expected
+    assert hash(cmd) == hash(expected)
 
 
 def test_strip_tabs_fields() -> None:
