@@ -141,6 +141,8 @@ def test_tree_with_skipped_directories_and_a_binary_file(cli: Runner, tmp_path: 
     write(tmp_path / "proj" / "agent" / "inbox" / "r.txt", "[/DONE]\n")
     write(tmp_path / "proj" / "agent" / "outbox" / "abcd1234_seq0001.txt", "no header\n")
     write(tmp_path / "proj" / "agent" / "outbox" / "readme.txt", broken)
+    os.symlink(tmp_path / "nowhere.cli", tmp_path / "proj" / "dangling.cli")
+    os.symlink(tmp_path / "proj" / "src", tmp_path / "proj" / "src-link")
     result = cli("check", "-v", "proj", cwd=tmp_path)
     assert result.returncode == 1
     lines = result.stdout.splitlines()
@@ -159,6 +161,8 @@ def test_tree_with_skipped_directories_and_a_binary_file(cli: Runner, tmp_path: 
         "heredoc-lsp check: skipping proj/node_modules/ (npm packages)",
         "heredoc-lsp check: skipping proj/venv/ (virtual environment)",
         "heredoc-lsp check: skipping proj/data.cli (binary file)",
+        "heredoc-lsp check: skipping proj/dangling.cli (broken symbolic link)",
+        "heredoc-lsp check: skipping proj/src-link (symbolic link to a directory)",
         "heredoc-lsp check: checking proj/src/real.cli (cli)",
     ):
         assert note in stderr

@@ -110,6 +110,8 @@ def _walk(run: _Run, directory: Path, display: str) -> None:
             _walk(run, path, shown)
         elif entry.is_symlink() and os.path.isdir(path):
             run.note(f"skipping {shown} (symbolic link to a directory)")
+        elif entry.is_symlink() and not os.path.exists(path):
+            run.note(f"skipping {shown} (broken symbolic link)")
         else:
             language = language_from_path(path)
             if language is not None:
