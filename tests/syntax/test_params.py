@@ -490,3 +490,10 @@ def test_text_mode_checks_only_terminator() -> None:
     assert (body.mode, body.params, body.values, body.diagnostics) == ("text", (), {}, ())
     assert [d.code for d in parse("x\n TOOL_END\n", TEXT).diagnostics] == ["terminator_collision"]
     assert parse("x\n TOOL_END\n", TEXT).values is None
+
+
+def test_single_mode_delimiter_spans_use_the_upper_cased_name() -> None:
+    body = parse("---STRASSE---\nx", CommandSchema("x", "single", single_param="straße"))
+    assert body.values == {"straße": "x"}
+    assert body.params[0].delimiter_span == Span(0, 0, 0, 13)
+    assert body.params[0].name_span == Span(0, 3, 0, 10)

@@ -233,10 +233,11 @@ def _parse_single(lines: Sequence[str], schema: CommandSchema | None, pos: _Posi
     delimiter_line: int | None = None
     delimiter_span: Span | None = None
     name_span: Span | None = None
-    if start < end and trim_end(lines[start]) == f"---{name.upper()}---":
+    delimiter = f"---{name.upper()}---"
+    if start < end and trim_end(lines[start]) == delimiter:
         delimiter_line = start
-        delimiter_span = pos.span(start, 0, len(name) + 6)
-        name_span = pos.span(start, 3, 3 + len(name))
+        delimiter_span = pos.span(start, 0, len(delimiter))
+        name_span = pos.span(start, 3, len(delimiter) - 3)
         start, end = _strip_blank_ends(lines, start + 1, end)
     value = "\n".join(lines[start:end])
     diagnostics: list[Diagnostic] = []
