@@ -10,6 +10,18 @@ start line of an item, or any line between items). ``parse_cli(lines, ..., start
 with "outside heredoc" state and reports only items and diagnostics at or after ``L``;
 ``CliScript.resume_line(line)`` gives the safe restart line for an edit at ``line``, and :func:`reparse_cli` does
 the whole incremental update (restart, then splice the untouched prefix of the previous parse).
+
+Choices where SPEC §2 is silent:
+
+- ``cmd <<<word`` is a here-string, i.e. a plain command, without diagnostic.
+- ``invalid_marker`` (``cmd <<ÉOF``, ``cmd << 'A B'``, ``cmd <<`` with no word) consumes a body only up to a later
+  line trimmed to the word (quotes removed); without such a line nothing is consumed, because swallowing the rest
+  of the file would hide every later command.
+- ``possible_heredoc`` also covers ``<<WORD`` that does not end the line (``cmd <<EOF | grep x``); at most one per
+  line. Lines whose result depends on later lines are remembered for ``resume_line``.
+- An erroneous heredoc that is also unclosed gets both diagnostics; structured bodies are checked only for
+  runnable commands. With configured commands, a command matching none has plain stdin (no auto-detection).
+- Messages quote at most 60 characters of user text.
 """
 
 from __future__ import annotations

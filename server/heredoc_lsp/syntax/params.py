@@ -8,6 +8,11 @@ language server as is.
 Modes come from the command's schema: ``multi`` (delimited parameters; also the mode without a schema, where any
 name is allowed and none is required), ``single`` (the whole body is one value) and ``text`` (only the terminator
 is checked).
+
+Choices where SPEC §3 is silent: UUID IDs compare case-insensitively; ``duplicate``'s "line N" is the repeat's
+1-based document line (related information points at the first occurrence); unknown and repeated sections are not
+also reported ``empty``; all text before the first delimiter is one ``content_before_delimiter`` diagnostic; a
+``collision`` is an indented line that would be a real delimiter of an allowed name in the body's style.
 """
 
 from __future__ import annotations
