@@ -18,7 +18,7 @@ from typing import Any
 
 from heredoc_lsp.config import Config, ConfigError, config_for_file, load_config
 from heredoc_lsp.executor.control import RunControl
-from heredoc_lsp.executor.events import EventSink, RunEmitter, new_id
+from heredoc_lsp.executor.events import FAILED, EventSink, RunEmitter, RunEvent, new_id
 from heredoc_lsp.executor.jsonl import (
     RUN_CANCEL,
     RUN_INPUT,
@@ -178,8 +178,21 @@ async def run_json(path: Path | None, prepare: Preparer, start: Starter) -> int:
         except UsageError as exc:
             return _refuse_json(writer, first.run_id, str(exc), Path(str(first.payload["path"])))
         request.run_id = first.run_id
-    outcome = await start(request, writer, control)
+    outcome = await start(request, _diagnostics_to_stderr(writer, request.path), control)
     return _exit_code(outcome, got)
+
+
+def _diagnostics_to_stderr(writer: JsonlWriter, path: Path) -> EventSink:
+    """The JSONL sink, plus the diagnostics of a refused run as ``path:line:col: severity[code] message`` on stderr."""
+
+    def sink(event: RunEvent) -> None:
+        writer(event)
+        if event.type == FAILED:
+            for d in event.payload.get("diagnostics", ()) or ():
+                sys.stderr.write(f"{path}:{d['line']}:{d['column']}: {d['severity']}[{d['code']}] {d['message']}\n")
+            sys.stderr.flush()
+
+    return sink
 
 
 def _refuse_json(writer: JsonlWriter, run_id: str | None, message: str, path: Path) -> int:

@@ -1,0 +1,118 @@
+"""Helpers that drive ``heredoc-lsp run/apply/agent`` as real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
+TERMINAL = {"run.completed", "run.failed", "run.cancelled"}
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "heredoc_lsp", *args]
+
+
+def env() -> dict[str, str]:
+    e = dict(os.environ)
+    e.pop("COLUMNS", None)
+    return e
+
+
+class JsonRun:
+    """A ``--output json`` process: events read as they arrive, messages written to its stdin."""
+
+    def __init__(self, args: list[str], cwd: Path) -> None:
+        self.proc = subprocess.Popen(
+            cli(*args), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env()
+        )
+        self.lines: list[bytes] = []
+        self.events: list[dict[str, Any]] = []
+        self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line)
+            event = json.loads(line)  # every line must parse
+            self.events.append(event)
+            self._queue.put(event)
+        self._queue.put(None)
+
+    def send(self, obj: Any) -> None:
+        assert self.proc.stdin is not None
+        data = obj if isinstance(obj, bytes) else (json.dumps(obj) + "\n").encode()
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def message(self, type_: str, payload: dict[str, Any] | None = None, **extra: Any) -> None:
+        self.send({"v": "1", "id": "msg_client", "type": type_, "payload": payload or {}, **extra})
+
+    def close_stdin(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+
+    def wait_for(self, predicate: Any, timeout: float = 20) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"timed out waiting; events so far: {[e['type'] for e in self.events]}"
+            try:
+                event = self._queue.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            assert event is not None, f"stream ended; events: {[e['type'] for e in self.events]}"
+            if predicate(event):
+                return event
+
+    def finish(self, timeout: float = 30) -> tuple[int, str]:
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        code = self.proc.wait(timeout)
+        self._reader.join(timeout)
+        assert self.proc.stderr is not None
+        err = self.proc.stderr.read().decode()
+        check_stream(self.events)
+        return code, err
+
+
+def check_stream(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """Envelope of every event; run.started first (when present); exactly one terminal event, last."""
+    assert events, "no events"
+    for e in events:
+        assert set(e) == {"v", "id", "ts", "type", "run_id", "payload"}, e
+        assert e["v"] == "1" and e["id"].startswith("msg_") and RFC3339.fullmatch(e["ts"]), e
+        assert isinstance(e["payload"], dict)
+    terminal = [e for e in events if e["type"] in TERMINAL]
+    assert len(terminal) == 1, [e["type"] for e in events]
+    assert events[-1] is terminal[0]
+    assert len({e["run_id"] for e in events}) == 1
+    return terminal[0]
+
+
+def run_json(
+    args: list[str], cwd: Path, stdin: bytes = b"", timeout: float = 60
+) -> tuple[int, list[dict[str, Any]], str]:
+    done = subprocess.run(cli(*args), cwd=cwd, input=stdin, capture_output=True, timeout=timeout, env=env())
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    return done.returncode, events, done.stderr.decode()
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def config(tmp_path: Path, confirm: str = "never", sandbox: str = "none", extra: str = "") -> Path:
+    return write(tmp_path / "heredoc-lsp.toml", f'[executor]\nconfirm = "{confirm}"\nsandbox = "{sandbox}"\n{extra}')

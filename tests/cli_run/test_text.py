@@ -1,0 +1,185 @@
+"""Text mode of ``run``/``apply``/``agent``: plain lines without a terminal, rich live progress on one."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from tests.executor.conftest import processes_with, unique_sleep
+
+from .conftest import cli, config, env, write
+
+ANSI = re.compile(r"\x1b\[")
+
+
+def run_text(args: list[str], cwd: Path) -> tuple[int, str, str]:
+    done = subprocess.run(cli(*args), cwd=cwd, capture_output=True, timeout=60, env=env(), stdin=subprocess.DEVNULL)
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def test_plain_lines_without_a_terminal(tmp_path: Path) -> None:
+    config(tmp_path)
+    write(tmp_path / "s.cli", "echo one\ncat <<EOF\nbody\nEOF\nsh -c 'echo bad >&2; exit 4'\necho never\n")
+    code, out, err = run_text(["run", "s.cli"], tmp_path)
+    assert code == 1
+    assert err == ""
+    assert not ANSI.search(out)
+    assert out.splitlines() == [
+        f"Running {tmp_path / 's.cli'}",
+        f"  4 commands in {tmp_path} (sandbox: none)",
+        "[1/4] line 1: echo one",
+        "[OK] RUN_COMMAND: Ran 'echo one' (exit code 0)",
+        "    one",
+        "[2/4] line 2: cat",
+        "[OK] RUN_COMMAND: Ran 'cat' (exit code 0)",
+        "    body",
+        "[3/4] line 5: sh -c 'echo bad >&2; exit 4'",
+        "[FAILED] RUN_COMMAND: Ran 'sh -c 'echo bad >&2; exit 4'' (exit code 4)",
+        "    [stderr]",
+        "    bad",
+        "Failed (command_failed): line 5: Ran 'sh -c 'echo bad >&2; exit 4'' (exit code 4); 1 later command not run",
+    ]
+
+
+def test_parse_errors_go_to_stderr(tmp_path: Path) -> None:
+    config(tmp_path)
+    write(tmp_path / "s.cli", "cat <<EOF\nno end\n")
+    code, out, err = run_text(["run", "s.cli"], tmp_path)
+    assert code == 1
+    assert err == (
+        f"{tmp_path / 's.cli'}:1:7: error[unclosed_heredoc] Unclosed heredoc starting at line 1: expected 'EOF' "
+        "but reached end of file\n"
+    )
+    assert out.splitlines()[-1].startswith("Failed (parse_error): s.cli has 1 error; nothing was run")
+
+
+def test_confirmation_needs_a_terminal_or_yes(tmp_path: Path) -> None:
+    config(tmp_path, confirm="always")
+    write(tmp_path / "s.cli", "touch made\n")
+    code, out, err = run_text(["run", "s.cli"], tmp_path)
+    assert (code, out) == (2, "")
+    assert err == (
+        'heredoc-lsp: confirmation required (confirm = "always") but standard input is not a terminal: '
+        "pass --yes to run\n"
+    )
+    assert not (tmp_path / "made").exists()
+    code, _out, _err = run_text(["run", "s.cli", "--yes"], tmp_path)
+    assert code == 0 and (tmp_path / "made").exists()
+
+
+def _pty_run(args: list[str], cwd: Path, answer: bytes | None, timeout: float = 30) -> tuple[int, str]:
+    pid, fd = pty.fork()
+    if pid == 0:  # child: the CLI on a terminal
+        os.chdir(cwd)
+        os.environ["COLUMNS"] = "120"
+        os.environ["TERM"] = "xterm-256color"
+        os.execvp(cli()[0], cli(*args))
+    chunks: list[bytes] = []
+    answered = False
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            try:
+                data = os.read(fd, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+            if answer is not None and not answered and b"[y/n]" in b"".join(chunks):
+                os.write(fd, answer)
+                answered = True
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_live_progress_and_summary_on_a_terminal(tmp_path: Path) -> None:
+    config(tmp_path, confirm="always")
+    write(tmp_path / "s.cli", "echo first\nsleep 0.6; echo second\n")
+    code, out = _pty_run(["run", "s.cli"], tmp_path, b"y\n")
+    assert code == 0, out
+    assert "Run 2 commands from s.cli" in out
+    assert ANSI.search(out)  # colours and cursor movement: the live display
+    plain = ANSI.sub("", re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out))
+    assert "[2/2] line 2: sleep 0.6; echo second" in plain
+    assert "[OK] RUN_COMMAND: Ran 'echo first' (exit code 0)" in plain
+    assert re.search(r"#\s+line\s+step\s+status\s+time\s+summary", plain)
+    assert "Completed: 2 commands: 2 OK" in plain
+
+
+def test_declined_on_a_terminal(tmp_path: Path) -> None:
+    config(tmp_path, confirm="always")
+    write(tmp_path / "s.cli", "touch made\n")
+    code, out = _pty_run(["run", "s.cli"], tmp_path, b"n\n")
+    assert code == 0
+    assert "Cancelled: not confirmed" in out
+    assert not (tmp_path / "made").exists()
+
+
+def test_sigterm_to_the_cli_kills_the_commands(tmp_path: Path) -> None:
+    secs = unique_sleep()
+    config(tmp_path)
+    write(tmp_path / "s.cli", f"echo started; sleep {secs}\n")
+    proc = subprocess.Popen(
+        cli("run", "s.cli"), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env()
+    )
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 20
+    while not processes_with(f"sleep {secs}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=20)
+    assert proc.returncode == 143
+    assert "Cancelled: terminated (SIGTERM)" in out.decode()
+    assert processes_with(f"sleep {secs}") == []
+
+
+def test_apply_text(tmp_path: Path) -> None:
+    config(tmp_path)
+    write(tmp_path / "r.inbox", '[CREATE_FILE path="x/y.txt"]\nhi\n[/CREATE_FILE]\n[READ_FILE path="/etc/passwd"]\n')
+    code, out, _ = run_text(["apply", "r.inbox"], tmp_path)
+    assert code == 0
+    lines = out.splitlines()
+    assert "[OK] CREATE_FILE: Created 'x/y.txt'" in lines
+    assert (
+        "[FAILED] READ_FILE: REJECTED: Path '/etc/passwd' is outside workspace: absolute paths are not allowed, "
+        "use a path relative to the root"
+    ) in lines
+    assert lines[-1] == "Completed: 2 commands: 1 OK, 1 FAILED"
+
+
+def test_agent_new_and_watch_once(tmp_path: Path) -> None:
+    config(tmp_path)
+    code, out, _ = run_text(["agent", "new", "Make a greeting file", "--output", "json"], tmp_path)
+    assert code == 0
+    events = [json.loads(line) for line in out.splitlines()]
+    assert [e["type"] for e in events] == ["run.started", "run.artifact", "run.artifact", "run.completed"]
+    session = events[-1]["payload"]["session"]
+    first = tmp_path / "outbox" / f"{session}_seq0001.txt"
+    assert events[-1]["payload"]["outbox"] == str(first)
+    assert first.read_text().startswith(
+        f"=== HEADER ===\nSession: {session}\nSequence: 1\nTask: Make a greeting file\n"
+    )
+    write(tmp_path / "inbox" / "a.txt", '[CREATE_FILE path="greet.txt"]\nhello\n[/CREATE_FILE]\n')
+    time.sleep(0.01)
+    write(tmp_path / "inbox" / "b.txt", "[DONE]\nmade greet.txt\n[/DONE]\n")
+    os.utime(tmp_path / "inbox" / "a.txt", (1, 1))  # oldest first, whatever the names
+    code, out, err = run_text(["agent", "watch", "--once"], tmp_path)
+    assert (code, err) == (0, "")
+    assert out.index("Applying " + str(tmp_path / "inbox" / "a.txt")) < out.index("b.txt")
+    assert "Next outbox: " + str(tmp_path / "outbox" / f"{session}_seq0002.txt") in out
+    assert sorted(p.name for p in (tmp_path / "inbox" / "processed").iterdir()) == ["a.txt", "b.txt"]
+    assert (tmp_path / "greet.txt").read_text() == "hello"
+    state = json.loads((tmp_path / "sessions" / f"{session}.json").read_text())
+    assert (state["isComplete"], state["sequenceNumber"]) == (True, 2)
+    code, _out, err = run_text(["agent", "watch", "--once"], tmp_path / "inbox")
+    assert code == 2 and "has no sessions/ folder" in err
