@@ -23,7 +23,7 @@ def test_completed_run_every_line_is_an_envelope(project: Path) -> None:
     code, events, err = run_json(["run", "s.cli", "--output", "json"], project)
     assert (code, err) == (0, "")
     end = check_stream(events)
-    assert [e["type"] for e in events][0] == "run.started"
+    assert events[0]["type"] == "run.started"
     assert end["type"] == "run.completed"
     assert [r["output"] for r in end["payload"]["results"]] == ["héllo 😀\n", "[stderr]\nbold\ufffd\n"]
     stdout_chunks = [e["payload"]["text"] for e in events if e["payload"].get("kind") == "stdout"]
