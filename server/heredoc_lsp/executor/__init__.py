@@ -1,4 +1,108 @@
-"""The sandboxed executor: runs `.cli` scripts and applies inbox replies, emitting run events (SPEC §6, §7).
+"""The sandboxed executor: runs ``.cli`` scripts and applies inbox replies, emitting run events (SPEC §4.8, §5-§7).
 
-(The public API is documented here once the run layer lands.)
+No terminal, JSON or LSP knowledge lives here: front ends (``heredoc-lsp run/apply/agent``, the language server)
+pass an event sink and a :class:`RunControl` and get a :class:`RunOutcome` back.
+
+Running (asyncio; call from any running event loop)::
+
+    outcome = await run_script(path, sink=on_event, control=control)          # a .cli script
+    outcome = await run_script(path, text=buffer, lines=[4], ...)              # one command of an unsaved buffer
+    outcome = await apply_reply(path, workspace=root, session=None, ...)       # an inbox reply (+ next outbox)
+
+Both take ``config`` (default: the nearest ``heredoc-lsp.toml`` of the file), ``options`` (a :class:`RunOptions`;
+default: from the config), ``workspace`` (where commands run and files change), ``sink`` (called with every
+:class:`RunEvent`, synchronously, in the loop's thread), ``control`` and ``run_id`` (the client's id is kept).
+They never raise for anything the run does; cancelling the awaiting task kills the processes, emits
+``run.cancelled`` and re-raises :class:`asyncio.CancelledError`.
+
+Events (SPEC §7): ``run.started``; ``run.progress`` with ``kind`` = ``command`` (index, total, line, command,
+step), ``stdout``/``stderr`` (index, text: clean, redacted, live), ``status`` (text; a step's result carries
+``result``, the :meth:`StepResult.to_json` dict); ``run.question`` (question_id, kind, text, options, default);
+``run.artifact`` (name, kind = created|edited|deleted|outbox|session, path); then exactly one of ``run.completed``
+(summary, results, ...), ``run.failed`` (code = command_failed|parse_error|unsupported_version|protocol_error|
+internal_error, message, ...) or ``run.cancelled`` (reason, results). :class:`RunEvent.envelope` gives the JSONL
+form; :class:`JsonlWriter` is a ready sink; :func:`parse_inbound` / :class:`StdinListener` read the inbound side.
+
+Control (thread-safe): ``control.cancel(reason)`` kills the running command's whole tree and ends the run
+cancelled; ``control.answer(question_id, value)`` answers a ``run.question`` (``"yes"``/``True`` confirm);
+``control.close_input(reason)`` says no answer will come; ``control.abort(code, message)`` ends it failed.
+
+Lower layers, usable on their own: :func:`run_process` / :class:`ProcessSpec` (one process: argv, deadline, tree
+kill, bounded capture), :func:`command_argv` / :func:`choose_sandbox` / :class:`ResourceLimits` (bubblewrap and
+limits), :func:`build_environment` / :class:`Redactor`, :class:`StreamSanitizer` / :class:`StreamCapture` /
+:func:`truncate_middle`, :class:`Workspace` (two-phase path checks, atomic writes, EDIT_FILE, READ_FILE), and the
+agent files in :mod:`heredoc_lsp.executor.agent` (sessions, outbox rendering, inbox scanning).
 """
+
+from __future__ import annotations
+
+from heredoc_lsp.executor.control import QuestionUnanswered, RunCancelled, RunControl
+from heredoc_lsp.executor.environment import Redactor, build_environment, looks_secret, secret_values
+from heredoc_lsp.executor.events import (
+    OUTBOUND_TYPES,
+    PROTOCOL_VERSION,
+    TERMINAL_TYPES,
+    EventSink,
+    RunEmitter,
+    RunEvent,
+)
+from heredoc_lsp.executor.files import FileContents, FileOpError, Workspace, atomic_write_text
+from heredoc_lsp.executor.jsonl import Inbound, InboundProblem, JsonlWriter, StdinListener, parse_inbound
+from heredoc_lsp.executor.model import CommandStep, InboxStep, RunOptions, RunOutcome, StepResult
+from heredoc_lsp.executor.output import (
+    CapturedOutput,
+    StreamCapture,
+    StreamSanitizer,
+    sanitize_bytes,
+    strip_controls,
+    truncate_middle,
+)
+from heredoc_lsp.executor.process import ProcessResult, ProcessSpec, run_process
+from heredoc_lsp.executor.reply_apply import apply_reply
+from heredoc_lsp.executor.sandbox import ResourceLimits, SandboxUnavailable, choose_sandbox, command_argv
+from heredoc_lsp.executor.script_run import run_script
+
+__all__ = [
+    "OUTBOUND_TYPES",
+    "PROTOCOL_VERSION",
+    "TERMINAL_TYPES",
+    "CapturedOutput",
+    "CommandStep",
+    "EventSink",
+    "FileContents",
+    "FileOpError",
+    "Inbound",
+    "InboundProblem",
+    "InboxStep",
+    "JsonlWriter",
+    "ProcessResult",
+    "ProcessSpec",
+    "QuestionUnanswered",
+    "Redactor",
+    "ResourceLimits",
+    "RunCancelled",
+    "RunControl",
+    "RunEmitter",
+    "RunEvent",
+    "RunOptions",
+    "RunOutcome",
+    "SandboxUnavailable",
+    "StdinListener",
+    "StepResult",
+    "StreamCapture",
+    "StreamSanitizer",
+    "Workspace",
+    "apply_reply",
+    "atomic_write_text",
+    "build_environment",
+    "choose_sandbox",
+    "command_argv",
+    "looks_secret",
+    "parse_inbound",
+    "run_process",
+    "run_script",
+    "sanitize_bytes",
+    "secret_values",
+    "strip_controls",
+    "truncate_middle",
+]
