@@ -30,15 +30,19 @@ class Source:
     final_newline: bool = True
 
     def insert_line(self, line: int, text: str) -> TextEdit:
-        """Insert ``text`` as a whole new line before ``line`` (at the end of the document when past the end)."""
+        """Insert ``text`` as a whole new line before ``line`` (after the last line when past the end).
+
+        After the last line, the edit goes at the end of that line's text (``"\nTEXT"``), never at the position
+        past the final terminator: editors disagree about that position (Neovim adds an empty line there).
+        """
         n = len(self.lines)
         if line < n:
             return TextEdit(Span(line, 0, line, 0), text + self.newline)
-        if n and not self.final_newline:
-            last = n - 1
-            end = len(self.lines[last])
-            return TextEdit(Span(last, end, last, end), self.newline + text)
-        return TextEdit(Span(n, 0, n, 0), text + self.newline)
+        if n == 0:
+            return TextEdit(Span(0, 0, 0, 0), text + self.newline)
+        last = n - 1
+        end = len(self.lines[last])
+        return TextEdit(Span(last, end, last, end), self.newline + text)
 
     def replace_line_text(self, line: int, new_text: str) -> TextEdit:
         """Replace the trimmed text of ``line`` (its indentation and trailing blanks stay)."""

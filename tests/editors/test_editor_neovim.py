@@ -1,0 +1,45 @@
+"""Real Neovim, headless: Debian's 0.7.2 (pushed diagnostics, UTF-16, no documentChanges) and 0.12-dev (pulled
+diagnostics, UTF-8), each configured exactly as docs/editors.md says. They open a .cli file with non-ASCII text
+before an unclosed heredoc, show the diagnostic at the right line and column and apply the quick fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from editors_harness import NVIM_07, NVIM_012, run_nvim
+
+TEXT = "echo start\né😀 cat <<EOF\nbody é😀\n"
+# Neovim columns are byte offsets: "é😀 cat <<" is 2 + 4 + 5 + 2 = 13 bytes, the marker "EOF" 3 more.
+MARKER_COL, MARKER_END = 13, 16
+MESSAGE = "Unclosed heredoc starting at line 2: expected 'EOF' but reached end of file"
+FIX = "Close the heredoc with a line 'EOF'"
+
+
+@pytest.mark.parametrize(
+    ("nvim", "config", "encoding", "edit_kind"),
+    [
+        pytest.param(NVIM_07, "nvim-0.7", "utf-16", "changes", id="nvim-0.7.2"),
+        pytest.param(NVIM_012, "nvim-0.11", "utf-8", "changes", id="nvim-0.12-lsp-config"),
+        pytest.param(NVIM_012, "nvim-0.10", "utf-8", "changes", id="nvim-0.12-lsp-start"),
+    ],
+)
+def test_unclosed_heredoc_shown_and_fixed(
+    tmp_path: Path, nvim: str, config: str, encoding: str, edit_kind: str
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "heredoc-lsp.toml").write_text("", encoding="utf-8")
+    file = workspace / "script.cli"
+    file.write_text(TEXT, encoding="utf-8")
+    result = run_nvim(nvim, config, workspace, file, FIX, tmp_path / "home")
+    assert result.get("error") is None, result
+    assert result["filetype"] == "cli-script"
+    assert result["offset_encoding"] == encoding
+    assert [(d["lnum"], d["col"], d["end_lnum"], d["end_col"], d["code"], d["message"]) for d in result["before"]] == [
+        (1, MARKER_COL, 1, MARKER_END, "unclosed_heredoc", MESSAGE)
+    ], result
+    assert FIX in result["titles"]
+    assert result["edit_kind"] == edit_kind
+    assert result["after"] == [], result
+    assert result["lines"] == ["echo start", "é😀 cat <<EOF", "body é😀", "EOF"]
