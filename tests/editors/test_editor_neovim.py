@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from editors_harness import NVIM_07, NVIM_012, run_nvim
+from editors_harness import NVIM_012, NVIM_07, run_nvim
 
 TEXT = "echo start\né😀 cat <<EOF\nbody é😀\n"
 # Neovim columns are byte offsets: "é😀 cat <<" is 2 + 4 + 5 + 2 = 13 bytes, the marker "EOF" 3 more.
