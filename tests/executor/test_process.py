@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -233,3 +234,21 @@ print(r.exit_code, r.stdout.total_bytes, r.stdout.omitted_bytes > 0, resource.ge
     code, total, truncated, maxrss_kb = done.stdout.split()
     assert (code, total, truncated) == ("0", "300000000", "True")
     assert int(maxrss_kb) < 100 * 1024, f"peak RSS {int(maxrss_kb) // 1024} MB"
+
+
+async def test_resource_limits_apply_to_any_argv(workspace: Path, mode: str) -> None:
+    """Not only ``/bin/sh -c`` runners: any argv is started through the limits prologue and ``exec``."""
+    from heredoc_lsp.executor.process import ProcessSpec
+    from heredoc_lsp.executor.sandbox import SandboxMode, choose_sandbox, command_argv
+
+    limits = ResourceLimits(cpu_s=9, open_files=77)
+    choice = choose_sandbox(cast(SandboxMode, mode))
+    argv = command_argv(["/bin/cat", "/proc/self/limits"], workspace, choice, limits, allow_network=False)
+    r = await run_process(ProcessSpec(argv, workspace, build_environment()))
+    rows = {line[:26].strip(): line[26:].split()[:2] for line in r.stdout.text.splitlines()[1:]}
+    assert rows["Max cpu time"] == ["9", "9"]
+    assert rows["Max open files"] == ["77", "77"]
+    # A /bin/sh -c runner keeps its own $0 and exit status with the limits line merged into its script.
+    argv = command_argv(["/bin/sh", "-c", "echo $0; exit 7"], workspace, choice, limits, allow_network=False)
+    r = await run_process(ProcessSpec(argv, workspace, build_environment()))
+    assert (r.exit_code, r.stdout.text) == (7, "/bin/sh\n")

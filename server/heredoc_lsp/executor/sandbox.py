@@ -123,11 +123,19 @@ def limits_prologue(limits: ResourceLimits) -> str:
 
 
 def limited_argv(argv: Sequence[str], limits: ResourceLimits) -> list[str]:
-    """``argv`` started through a shell that sets the limits and then ``exec``s it (no re-quoting: ``"$@"``)."""
+    """``argv`` with the limits applied before it runs.
+
+    ``/bin/sh -c SCRIPT [ARGS...]`` (the default runner) gets the ``ulimit`` line prepended to its own script: one
+    process, no extra exec, and the command text is untouched (it is the script from its second line on). Any
+    other argv is started through a shell that sets the limits and then ``exec``s it (no re-quoting: ``"$@"``).
+    If a limit cannot be set the command does not run (exit code 125).
+    """
     prologue = limits_prologue(limits)
     if not prologue:
         return list(argv)
-    return [SHELL, "-c", f'{prologue} && exec "$@"', LIMITS_ARGV0, *argv]
+    if len(argv) >= 3 and argv[0] == SHELL and argv[1] == "-c":
+        return [SHELL, "-c", f"{prologue} || exit 125\n{argv[2]}", *argv[3:]]
+    return [SHELL, "-c", f'{prologue} || exit 125\nexec "$@"', LIMITS_ARGV0, *argv]
 
 
 def command_argv(
