@@ -11,7 +11,7 @@ import asyncio
 import itertools
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Union
@@ -136,14 +136,23 @@ class RunClient(LanguageClient):
                 raise AssertionError("condition not met in time")
             await asyncio.sleep(0.02)
 
+    async def wait_for_value(
+        self, fetch: Callable[[], Awaitable[Any]], accept: Callable[[Any], bool], timeout: float = TIMEOUT
+    ) -> Any:
+        """Call ``fetch`` until ``accept`` likes its value (settings and results arrive asynchronously)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = await fetch()
+            if accept(value):
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"last value not accepted: {value!r}")
+            await asyncio.sleep(0.05)
+
     def run_diagnostics(self, uri: str) -> list[types.Diagnostic]:
-        """The last pushed diagnostics for ``uri`` with code run_failed."""
-        for p in reversed(self.publishes):
-            if p.uri == uri and any(d.code == "run_failed" for d in p.diagnostics):
-                return [d for d in p.diagnostics if d.code == "run_failed"]
-            if p.uri == uri and p.diagnostics == [] and p is self.publishes[-1]:
-                return []
-        return []
+        """The run_failed diagnostics of the last push for ``uri``."""
+        last = self.last_push(uri)
+        return [d for d in last.diagnostics if d.code == "run_failed"] if last is not None else []
 
     def last_push(self, uri: str) -> types.PublishDiagnosticsParams | None:
         return next((p for p in reversed(self.publishes) if p.uri == uri), None)

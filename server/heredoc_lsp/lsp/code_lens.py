@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from heredoc_lsp.lsp.server import HeredocLanguageServer
 
 NOT_CLICKABLE = ""  # a lens whose command id is empty is shown as text (VS Code) and skipped by codelens.run (Neovim)
-PROBLEM_CHARS = 100
+PROBLEM_CHARS = 200
 
 
 def _lens(rng: types.Range, title: str, command: str, argument: dict[str, Any] | None = None) -> types.CodeLens:
@@ -45,7 +45,7 @@ def _problem_title(problem: str) -> str:
     text = problem.split("\n", 1)[0]
     if len(text) > PROBLEM_CHARS:
         text = text[: PROBLEM_CHARS - 1] + "…"
-    return f"⚠ not runnable: {text}"
+    return f"⚠ {text}"
 
 
 def _shows_running(run: ActiveRun | None, target: RunTarget) -> bool:

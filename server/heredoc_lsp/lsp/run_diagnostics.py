@@ -5,9 +5,11 @@ How they reach the client depends on how the diagnostics feature talks to it:
 - **pull** clients (VS Code with pull, Neovim 0.10+) keep pushed and pulled diagnostics apart, so the run diagnostics
   are *pushed* on their own (``textDocument/publishDiagnostics`` with the document version) and never touch the
   pulled syntax diagnostics; they are re-pushed when the text changes (results that no longer apply vanish);
-- **push** clients (eglot, old VS Code) get one list per document, so the run diagnostics must be appended to the
-  syntax ones by the diagnostics feature: when it offers ``extra_push_sources`` (a list of
-  ``fn(snapshot) -> list[Diagnostic]``) the run diagnostics are added there and a re-push is scheduled.
+- **push** clients (eglot, old VS Code) get one list per document, so the run diagnostics go with the syntax ones:
+  when the diagnostics feature offers ``extra_push_sources`` (a list of ``fn(snapshot) -> list[Diagnostic]``) they
+  are added there and a re-push is scheduled; otherwise this module pushes the feature's own list for the
+  snapshot (``lsp_diagnostics``) followed by the run diagnostics, right after each of the feature's pushes (on
+  change and on configuration changes), so the last list the client gets always holds both.
 """
 
 from __future__ import annotations
@@ -34,12 +36,12 @@ class RunDiagnostics:
         self._published: set[str] = set()  # documents with run diagnostics pushed on their own
         self._pending: set[str] = set()
         self._handle: asyncio.Handle | None = None
-        self._warned = False
 
     def register(self) -> None:
         self.feature.listeners.append(self.refresh)
         self.server.hooks.changed.append(self._on_change)
         self.server.hooks.closed.append(self._on_close)
+        self.server.hooks.config_changed.append(self._on_config_changed)
         self.server.hooks.initialized.append(self._on_initialized)
 
     def _on_initialized(self) -> None:
@@ -54,25 +56,25 @@ class RunDiagnostics:
             return "own"
         if diag.pull and not diag.push:
             return "own"
-        return "joined" if isinstance(getattr(diag, "extra_push_sources", None), list) else "none"
+        return "joined" if isinstance(getattr(diag, "extra_push_sources", None), list) else "merged"
 
     # -- events --------------------------------------------------------------------------------------------------
     def refresh(self, uri: str) -> None:
         """The results of ``uri`` changed: show the current run diagnostics."""
-        mode = self._mode()
-        if mode == "own":
-            self._schedule(uri)
-        elif mode == "joined":
+        if self._mode() == "joined":
             diag = self.server.diagnostics_feature
             if diag is not None:
                 diag.schedule(uri)
-        elif not self._warned:
-            self._warned = True
-            log.info("the diagnostics feature offers no extra_push_sources: failed runs get no diagnostic")
+        else:
+            self._schedule(uri)
 
     def _on_change(self, doc: Document) -> None:
         if DocumentStore.key(doc.uri) in self._published:
             self._schedule(doc.uri)
+
+    def _on_config_changed(self) -> None:
+        for key in list(self._published):
+            self._schedule(key)
 
     def _on_close(self, uri: str) -> None:
         key = DocumentStore.key(uri)
@@ -103,11 +105,22 @@ class RunDiagnostics:
             return
         from heredoc_lsp.lsp.diagnostics import to_lsp
 
+        mode = self._mode()
+        if mode == "joined":
+            return
         found = self.feature.diagnostics(snap)
         if not found and key not in self._published:
             return
         codec = self.server.position_codec
         items = [to_lsp(snap.uri, snap.lines, codec, d) for d in found]
+        diag = self.server.diagnostics_feature
+        if mode == "merged" and diag is not None:
+            if snap.revision != doc.revision:
+                return
+            # The feature's own list first (what its last push held), then the run diagnostics.
+            related = bool(getattr(diag, "_related_push", True))
+            data = bool(getattr(diag, "_data_push", True))
+            items = [*diag.lsp_diagnostics(snap, related=related, data=data), *items]
         if found:
             self._published.add(key)
         else:

@@ -1,0 +1,166 @@
+"""Entry points: the lens and code action lists, the command list, documents with errors, untrusted workspaces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from run_harness import ALL_COMMANDS, PROFILES, RunClient, session
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+SCRIPT = "# build\necho one > one.txt\ncat > two.txt <<EOF\nbody\nEOF\n\necho é😀 > three.txt\n"
+UNCLOSED = "echo ok\ncat <<EOF\nno end\n"
+UNCLOSED_MESSAGE = "Unclosed heredoc starting at line 2: expected 'EOF' but reached end of file"
+REPLY = (
+    "I will create a file and run it.\n"
+    '[CREATE_FILE path="a.txt"]\n'
+    "hello\n"
+    "[/CREATE_FILE]\n"
+    "[RUN_COMMAND]\n"
+    "cat a.txt\n"
+    "[/RUN_COMMAND]\n"
+    "[RUN_COMMAND]\n"
+    "[/RUN_COMMAND]\n"
+)
+
+
+def units(text: str, client: RunClient) -> int:
+    assert client.init_result is not None
+    enc = client.init_result.capabilities.position_encoding or "utf-16"
+    if enc == "utf-8":
+        return len(text.encode("utf-8"))
+    if enc == "utf-16":
+        return len(text.encode("utf-16-le")) // 2
+    return len(text)
+
+
+async def test_every_command_is_listed(client: RunClient) -> None:
+    assert client.init_result is not None
+    provider = client.init_result.capabilities.execute_command_provider
+    assert provider is not None
+    assert set(ALL_COMMANDS) <= set(provider.commands)
+    assert client.init_result.capabilities.code_lens_provider == types.CodeLensOptions(resolve_provider=False)
+
+
+async def test_script_lenses(client: RunClient) -> None:
+    uri = client.open(SCRIPT)
+    lenses = await client.lenses(uri)
+    got = [
+        (lens.range.start.line, lens.command.title, lens.command.command, list(lens.command.arguments or []))
+        for lens in lenses
+        if lens.command is not None
+    ]
+    assert got == [
+        (0, "▶ Run script", "heredoc-lsp.runScript", [{"uri": uri, "version": 1}]),
+        (1, "▶ Run", "heredoc-lsp.runCommand", [{"uri": uri, "version": 1, "line": 1}]),
+        (2, "▶ Run", "heredoc-lsp.runCommand", [{"uri": uri, "version": 1, "line": 2}]),
+        (6, "▶ Run", "heredoc-lsp.runCommand", [{"uri": uri, "version": 1, "line": 6}]),
+    ]
+    # The lens covers the command text, in the negotiated position encoding.
+    last = lenses[-1].range
+    assert (last.start.character, last.end.line, last.end.character) == (0, 6, units("echo é😀 > three.txt", client))
+
+
+async def test_lenses_follow_the_version(client: RunClient) -> None:
+    uri = client.open("echo a\n")
+    version = client.replace_all(uri, "echo a\necho b\n")
+    lenses = await client.lenses(uri)
+    assert [lens.command.arguments for lens in lenses if lens.command] == [
+        ({"uri": uri, "version": version},),
+        ({"uri": uri, "version": version, "line": 0},),
+        ({"uri": uri, "version": version, "line": 1},),
+    ]
+
+
+async def test_errors_say_why_instead_of_run(client: RunClient) -> None:
+    uri = client.open(UNCLOSED)
+    titles = [
+        (lens.range.start.line, lens.command.title, lens.command.command)
+        for lens in await client.lenses(uri)
+        if lens.command
+    ]
+    assert titles == [(0, f"⚠ The script has errors: line 2: {UNCLOSED_MESSAGE}", "")]
+    assert [a.title for a in await client.actions(uri, 0)] == []
+    result = await client.execute(
+        types.Command(title="", command="heredoc-lsp.runScript", arguments=[{"uri": uri, "version": 1}])
+    )
+    assert result == {
+        "status": "refused",
+        "message": f"heredoc-lsp: nothing was run. The script has errors: line 2: {UNCLOSED_MESSAGE}",
+    }
+    assert client.messages[-1].type == types.MessageType.Warning
+    assert client.messages[-1].message == result["message"]
+
+
+async def test_empty_script_offers_nothing(client: RunClient) -> None:
+    uri = client.open("# only a comment\n\n")
+    assert await client.lenses(uri) == []
+
+
+async def test_code_actions_at_the_cursor(client: RunClient) -> None:
+    uri = client.open(SCRIPT)
+    name = uri.rsplit("/", 1)[-1]
+    actions = await client.actions(uri, 3)  # inside the heredoc body of line 2
+    assert [(a.title, a.kind, a.command.command if a.command else None) for a in actions] == [
+        ("▶ Run 'cat > two.txt'", "heredoc.run", "heredoc-lsp.runCommand"),
+        (f"▶ Run script {name} (3 commands)", "heredoc.run", "heredoc-lsp.runScript"),
+    ]
+    assert actions[0].command is not None
+    assert list(actions[0].command.arguments or []) == [{"uri": uri, "version": 1, "line": 2}]
+    # On a comment line only the whole script; when only quick fixes are asked for, nothing.
+    assert [a.title for a in await client.actions(uri, 0)] == [f"▶ Run script {name} (3 commands)"]
+    assert await client.actions(uri, 3, only=["quickfix"]) == []
+    assert len(await client.actions(uri, 3, only=["heredoc.run"])) == 2
+
+
+async def test_reply_lenses_and_actions(client: RunClient) -> None:
+    uri = client.open(REPLY, suffix=".inbox", language_id="agent-inbox")
+    got = [
+        (lens.range.start.line, lens.command.title, lens.command.command, list(lens.command.arguments or []))
+        for lens in await client.lenses(uri)
+        if lens.command is not None
+    ]
+    assert got == [
+        (0, "▶ Apply reply", "heredoc-lsp.applyReply", [{"uri": uri, "version": 1}]),
+        (4, "▶ Run", "heredoc-lsp.runBlock", [{"uri": uri, "version": 1, "line": 4}]),
+        (7, "⚠ This block has errors: line 8: RUN_COMMAND has no command", "", []),
+    ]
+    name = uri.rsplit("/", 1)[-1]
+    assert [a.title for a in await client.actions(uri, 5)] == [
+        "▶ Run 'cat a.txt'",
+        f"▶ Apply reply {name} (3 commands)",
+    ]
+
+
+async def test_outbox_has_no_lenses(client: RunClient) -> None:
+    text = (
+        "=== HEADER ===\nSession: 0123abcd\nSequence: 1\nTask: x\n"
+        "=== PROTOCOL ===\n=== CONTEXT ===\n=== PROMPT ===\nx\n"
+    )
+    uri = client.open(text, suffix=".outbox", language_id="agent-outbox")
+    assert await client.lenses(uri) == []
+
+
+@pytest.mark.parametrize("profile", list(PROFILES))
+@pytest.mark.parametrize("how", ["initializationOptions", "settings"])
+async def test_untrusted_workspace_offers_and_runs_nothing(tmp_path: Path, profile: str, how: str) -> None:
+    init = {"trusted": False} if how == "initializationOptions" else None
+    settings = {"heredocLsp": {"trusted": False}} if how == "settings" else None
+    async with session(profile, tmp_path, init_options=init, settings=settings) as client:
+        uri = client.open("echo x > made.txt\n")
+        if how == "settings":
+            # The settings arrive through workspace/configuration after initialized.
+            lenses = await client.wait_for_value(lambda: client.lenses(uri), lambda found: found == [])
+        else:
+            lenses = await client.lenses(uri)
+        assert lenses == []
+        assert await client.actions(uri, 0) == []
+        result = await client.execute(
+            types.Command(title="", command="heredoc-lsp.runCommand", arguments=[{"uri": uri, "version": 1, "line": 0}])
+        )
+        assert result["status"] == "refused"
+        assert result["message"].startswith("heredoc-lsp: this workspace is not trusted")
+        assert client.questions == []
+        assert not (tmp_path / "made.txt").exists()
