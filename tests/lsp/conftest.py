@@ -23,6 +23,10 @@ WORKSPACE_CONFIG = """\
 [commands."tool task"]
 params = ["TITLE", "DESCRIPTION", "TECH_SPECS"]
 required = ["TITLE", "DESCRIPTION"]
+terminator = "PARAMS_END"
+
+[commands."tool note"]
+single_param = "MESSAGE"
 """
 
 

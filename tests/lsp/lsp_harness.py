@@ -123,12 +123,15 @@ class RecordingClient(LanguageClient):
         self.diagnostics[params.uri] = params.diagnostics
         self._published.set()
 
-    async def wait_publish(self, uri: str, version: int | None, timeout: float = TIMEOUT) -> list[types.Diagnostic]:
-        """The diagnostics pushed for ``uri`` at ``version`` (waits for them)."""
+    async def wait_publish(
+        self, uri: str, version: int | None, timeout: float = TIMEOUT, after: int = 0
+    ) -> list[types.Diagnostic]:
+        """The diagnostics pushed for ``uri`` at ``version`` (any version: None), among the publishes from index
+        ``after`` on (waits for them)."""
 
         async def wait() -> list[types.Diagnostic]:
             while True:
-                for p in reversed(self.publishes):
+                for p in reversed(self.publishes[after:]):
                     if p.uri == uri and (version is None or p.version == version):
                         return list(p.diagnostics)
                 self._published.clear()
