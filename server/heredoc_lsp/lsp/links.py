@@ -1,0 +1,130 @@
+"""Document links and go-to-definition.
+
+- ``textDocument/documentLink``: every inbox ``path="…"`` value that SPEC §4.6 accepts and whose real location
+  stays inside the workspace links to that file (a file not created yet still gets its link, the tooltip says so).
+  Refused paths get none.
+- ``textDocument/definition``: on a ``path="…"`` value, the file (existing files only); on a heredoc terminator, the
+  opener's marker and back; on an inbox closer ``[/NAME]``, its opener and back. ``LocationLink`` (with the origin
+  span) for clients that support it, else ``Location``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from heredoc_lsp.languages import Language
+from heredoc_lsp.lsp.positions import from_client, span_to_range
+from heredoc_lsp.navigation.locate import AttrTarget, MarkerTarget, TagTarget, target_at
+from heredoc_lsp.navigation.workspace_paths import resolve
+from heredoc_lsp.syntax.diagnostics import Span
+from heredoc_lsp.syntax.inbox import PATH_COMMANDS, InboxReply
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from pygls.workspace import PositionCodec
+
+    from heredoc_lsp.lsp.server import HeredocLanguageServer
+
+Definition = list[types.Location] | list[types.LocationLink]
+
+
+def path_links(reply: InboxReply, workspace: Path | None) -> list[tuple[Span, Path, bool]]:
+    """(value span, target, exists) for every accepted, non-empty path attribute."""
+    out: list[tuple[Span, Path, bool]] = []
+    for c in reply.commands:
+        if c.name not in PATH_COMMANDS:
+            continue
+        attr = c.attr("path")
+        if attr is None or not attr.value or attr.value_span.end_col <= attr.value_span.start_col:
+            continue
+        r = resolve(workspace, attr.value)
+        if r.location is not None and not r.is_dir:
+            out.append((attr.value_span, r.location, r.exists))
+    return out
+
+
+def _answer(
+    codec: PositionCodec,
+    lines: Sequence[str],
+    origin: Span,
+    uri: str,
+    target: Span,
+    target_lines: Sequence[str] | None,
+    links: bool,
+) -> Definition:
+    target_range = (
+        span_to_range(codec, target_lines, target)
+        if target_lines is not None
+        else types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+    )
+    if links:
+        return [
+            types.LocationLink(
+                target_uri=uri,
+                target_range=target_range,
+                target_selection_range=target_range,
+                origin_selection_range=span_to_range(codec, lines, origin),
+            )
+        ]
+    return [types.Location(uri=uri, range=target_range)]
+
+
+def register(server: HeredocLanguageServer) -> None:
+    from heredoc_lsp.lsp.server import guarded
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK, types.DocumentLinkOptions(resolve_provider=False))
+    @guarded(server)
+    def document_link(params: types.DocumentLinkParams) -> list[types.DocumentLink] | None:
+        snap = server.analyses.get(params.text_document.uri)
+        if snap is None or snap.language is not Language.INBOX or not isinstance(snap.tree, InboxReply):
+            return None
+        codec = server.position_codec
+        caps = server.client_capabilities
+        tooltips = bool(get_capability(caps, "text_document.document_link.tooltip_support", False))
+        return [
+            types.DocumentLink(
+                range=span_to_range(codec, snap.lines, span),
+                target=target.as_uri(),
+                tooltip=(f"Open {target}" if exists else f"{target} (does not exist yet)") if tooltips else None,
+            )
+            for span, target, exists in path_links(snap.tree, snap.analysis.workspace)
+        ]
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    @guarded(server)
+    def definition(params: types.DefinitionParams) -> Definition | None:
+        snap = server.analyses.get(params.text_document.uri)
+        if snap is None:
+            return None
+        codec = server.position_codec
+        lines = snap.lines
+        point = from_client(codec, lines, params.position)
+        target = target_at(snap.language, lines, snap.tree, point)
+        links = bool(get_capability(server.client_capabilities, "text_document.definition.link_support", False))
+        if isinstance(target, MarkerTarget):
+            h = target.heredoc
+            if target.role == "terminator":
+                return _answer(codec, lines, target.span, snap.uri, h.marker_span, lines, links)
+            if h.terminator_span is None:
+                return None
+            return _answer(codec, lines, h.marker_span, snap.uri, h.terminator_span, lines, links)
+        if isinstance(target, TagTarget):
+            c = target.command
+            if target.role == "closer":
+                return _answer(codec, lines, target.span, snap.uri, c.tag_span, lines, links)
+            if c.close_span is None:
+                return None
+            return _answer(codec, lines, c.name_span, snap.uri, c.close_span, lines, links)
+        if isinstance(target, AttrTarget) and target.part == "value" and target.attr.name == "path":
+            if target.command.name not in PATH_COMMANDS:
+                return None
+            r = resolve(snap.analysis.workspace, target.attr.value)
+            if r.location is None or not r.exists or r.is_dir:
+                return None
+            return _answer(codec, lines, target.span, r.location.as_uri(), Span(0, 0, 0, 0), None, links)
+        return None
