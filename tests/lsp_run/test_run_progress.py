@@ -1,0 +1,155 @@
+"""Progress and cancellation: work-done progress per run, cancel from the progress UI or the lens, the process tree
+gone afterwards, several runs at once, timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from run_harness import RUN, RunClient
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+ASK_ALWAYS = "Run and don't ask again for this file"
+TIMEOUT_S = 2
+
+
+@pytest.fixture(scope="module")
+def module_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("ws")
+    (root / "heredoc-lsp.toml").write_text(f"[executor]\ntimeout_s = {TIMEOUT_S}\n", encoding="utf-8")
+    return root
+
+
+def marker() -> str:
+    """A sleep duration nobody else uses: it names the processes of one test in /proc."""
+    return f"{random.randint(1000, 9999)}.{random.randint(100000, 999999)}"
+
+
+def pids_with(text: str) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+            with open(f"/proc/{name}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text in cmdline and "sleep" in cmdline and state != b"Z":
+            found.append(int(name))
+    return found
+
+
+async def start(client: RunClient, command: types.Command | None) -> tuple[asyncio.Task[Any], str]:
+    """Execute ``command`` in the background; return the task and the run's progress token once it began."""
+    before = set(client.progress_reports)
+    task = asyncio.ensure_future(client.execute(command, timeout=60))
+
+    def begun() -> str | None:
+        for token, reports in client.progress_reports.items():
+            if token not in before and reports and isinstance(reports[0], types.WorkDoneProgressBegin):
+                return str(token)
+        return None
+
+    token = await client.wait_for(begun)
+    return task, token
+
+
+async def test_progress_then_cancel_from_the_progress_ui_kills_the_tree(client: RunClient) -> None:
+    m = marker()
+    uri = client.open(f"# long\nsh -c 'sleep {m} & sleep {m}; echo never'\n")
+    client.answers.append(ASK_ALWAYS)
+    task, token = await start(client, (await client.lens(uri, 1, RUN)).command)
+    await client.wait_for(lambda: len(pids_with(m)) >= 2)
+    begin = client.progress_reports[token][0]
+    assert isinstance(begin, types.WorkDoneProgressBegin)
+    assert begin.title == f"Run 'sh -c 'sleep {m} & sleep {m}; echo never''"
+    assert begin.cancellable is True
+    # While it runs: the lens offers Cancel, the elapsed time is reported.
+    titles = await client.lens_titles(uri)
+    running = [t for line, t in titles if line == 1]
+    assert len(running) == 1 and re.fullmatch(r"⏳ running \d+(\.\d+)? s · ■ Cancel", running[0]), titles
+    await client.wait_for(
+        lambda: any(
+            isinstance(r, types.WorkDoneProgressReport) and re.search(r" · 1\.\d s$", r.message or "")
+            for r in client.progress_reports[token]
+        ),
+        timeout=10,
+    )
+    client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    result = await task
+    assert result["status"] == "cancelled"
+    assert [r["status"] for r in result["results"]] == ["cancelled"]
+    assert pids_with(m) == []
+    end = client.progress_reports[token][-1]
+    assert isinstance(end, types.WorkDoneProgressEnd)
+    assert end.message == "■ cancelled: cancelled from the editor"
+    titles = await client.lens_titles(uri)
+    on_command = [t for line, t in titles if line == 1]
+    assert on_command[0] == RUN
+    assert re.fullmatch(r"■ cancelled · \d+(\.\d+)? s", on_command[1]), titles
+
+
+async def test_cancel_lens_and_several_runs_at_once(client: RunClient) -> None:
+    m1, m2 = marker(), marker()
+    first = client.open(f"sleep {m1}\n")
+    second = client.open(f"sleep {m2}\n")
+    client.answers += [ASK_ALWAYS, ASK_ALWAYS]
+    task1, token1 = await start(client, (await client.lens(first, 0, RUN)).command)
+    task2, token2 = await start(client, (await client.lens(second, 0, RUN)).command)
+    assert token1 != token2
+    await client.wait_for(lambda: pids_with(m1) and pids_with(m2))
+    # The running lens of the first document cancels only that run.
+    cancel = next(lens for lens in await client.lenses(first) if lens.command and "■ Cancel" in lens.command.title)
+    assert cancel.command is not None and cancel.command.command == "heredoc-lsp.cancelRun"
+    answer = await client.execute(cancel.command)
+    assert answer["status"] == "cancelling"
+    assert (await task1)["status"] == "cancelled"
+    assert pids_with(m1) == []
+    assert pids_with(m2) and not task2.done()
+    assert not isinstance(client.progress_reports[token2][-1], types.WorkDoneProgressEnd)
+    # Cancelling every run of a document by its URI.
+    by_uri = types.Command(title="", command="heredoc-lsp.cancelRun", arguments=[{"uri": second}])
+    assert (await client.execute(by_uri))["status"] == "cancelling"
+    assert (await task2)["status"] == "cancelled"
+    assert pids_with(m2) == []
+
+
+async def test_same_target_twice_is_refused_while_running(client: RunClient) -> None:
+    m = marker()
+    uri = client.open(f"sleep {m}\n")
+    client.answers.append(ASK_ALWAYS)
+    lens = await client.lens(uri, 0, RUN)
+    task, _token = await start(client, lens.command)
+    again = await client.execute(lens.command)
+    assert again == {"status": "refused", "message": f"heredoc-lsp: 'sleep {m}' is already running; cancel it first"}
+    await client.execute(types.Command(title="", command="heredoc-lsp.cancelRun", arguments=[{"uri": uri}]))
+    assert (await task)["status"] == "cancelled"
+
+
+async def test_timeout_ends_the_run_and_says_so(client: RunClient) -> None:
+    m = marker()
+    uri = client.open(f"sleep {m}\n")
+    client.answers.append(ASK_ALWAYS)
+    task, token = await start(client, (await client.lens(uri, 0, RUN)).command)
+    result = await task
+    assert result["status"] == "failed"
+    assert [(r["status"], r["summary"]) for r in result["results"]] == [
+        ("timeout", f"Command timed out ({TIMEOUT_S}s): sleep {m}")
+    ]
+    assert pids_with(m) == []
+    titles = [t for _line, t in await client.lens_titles(uri)]
+    assert titles[:2] == ["▶ Run script", RUN]
+    assert re.fullmatch(r"⏱ timed out · \d+(\.\d+)? s", titles[2]), titles
+    end = client.progress_reports[token][-1]
+    assert isinstance(end, types.WorkDoneProgressEnd)
+    assert end.message == f"✗ line 1: Command timed out ({TIMEOUT_S}s): sleep {m}"

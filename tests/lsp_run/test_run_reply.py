@@ -1,0 +1,108 @@
+"""Inbox replies from the editor: apply a whole reply (results on each block, the next outbox opened) and run one
+[RUN_COMMAND] block on its own (no session change)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from run_harness import RUN, RunClient
+
+from heredoc_lsp.executor.agent import AgentPaths, OutboxSettings, start_session
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+ASK_RUN = "Run"
+ASK_ALWAYS = "Run and don't ask again for this file"
+
+
+def reply_text(tag: str) -> str:
+    return (
+        "I will create the file, show it, read it, and edit a missing one.\n"  # 0
+        f'[CREATE_FILE path="src/{tag}.py"]\n'  # 1
+        'print("hi")\n'
+        "[/CREATE_FILE]\n"
+        "[RUN_COMMAND]\n"  # 4
+        f"cat src/{tag}.py\n"
+        "[/RUN_COMMAND]\n"
+        f'[READ_FILE path="src/{tag}.py"]\n'  # 7
+        '[EDIT_FILE path="missing.txt" start_line="1" end_line="1"]\n'  # 8
+        "x\n"
+        "[/EDIT_FILE]\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def module_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An agent workspace with one session (its first outbox written)."""
+    return tmp_path_factory.mktemp("agent")
+
+
+def new_session(root: Path) -> str:
+    session, _outbox = start_session(AgentPaths(root), "Say hi", OutboxSettings())
+    return session.session_id
+
+
+async def test_apply_reply_shows_results_on_blocks_and_opens_the_next_outbox(client: RunClient) -> None:
+    root = client.root / client.profile
+    root.mkdir()
+    session_id = new_session(root)
+    uri = client.open(reply_text("a"), name=f"{client.profile}/inbox/reply1.txt", language_id="agent-inbox")
+    assert (await client.lens_titles(uri))[:2] == [(0, "▶ Apply reply"), (4, RUN)]
+    client.answers.append(ASK_RUN)
+    result = await client.execute((await client.lens(uri, 0, "▶ Apply reply")).command)
+    question = client.questions[-1].message
+    what = "4 commands: files may be created, edited or deleted"
+    assert question == f"Apply the reply reply1.txt ({what}) in {root} (sandbox: auto)?"
+    assert result["status"] == "completed"
+    assert [r["text"] for r in result["results"]] == [
+        "[OK] CREATE_FILE: Created 'src/a.py'",
+        "[OK] RUN_COMMAND: Ran 'cat src/a.py' (exit code 0)",
+        "[OK] READ_FILE: Read 'src/a.py' (11 bytes); contents are included below",
+        "[FAILED] EDIT_FILE: File 'missing.txt' not found",
+    ]
+    outbox = root / "outbox" / f"{session_id}_seq0002.txt"
+    assert result["outbox"] == str(outbox)
+    assert (root / "src" / "a.py").read_text(encoding="utf-8") == 'print("hi")'
+    assert 'print("hi")' in outbox.read_text(encoding="utf-8")
+    titles = await client.lens_titles(uri)
+    by_line: dict[int, list[str]] = {}
+    for line, title in titles:
+        by_line.setdefault(line, []).append(title)
+    assert by_line[0][0] == "▶ Apply reply"
+    assert re.fullmatch(rf"✗ 3 ok, 1 failed · \d+(\.\d+)? s · {session_id}_seq0002.txt", by_line[0][1]), titles
+    assert by_line[1] == ["✓ Created 'src/a.py'"]
+    assert by_line[4][0] == RUN and re.fullmatch(r"✓ exit 0 · \d+(\.\d+)? s", by_line[4][1]), titles
+    assert by_line[7] == ["✓ Read 'src/a.py' (11 bytes); contents are included below"]
+    assert by_line[8] == ["✗ File 'missing.txt' not found"]
+    hover = await client.hover_text(uri, 5)
+    assert hover is not None and '```text\nprint("hi")\n```' in hover
+    # The next outbox is opened for the user (when the client can show documents).
+    assert client.capabilities is not None and client.capabilities.window is not None
+    show = client.capabilities.window.show_document
+    if show is not None and show.support:
+        await client.wait_for(lambda: any(d.uri == outbox.as_uri() for d in client.shown_documents))
+    else:
+        await client.wait_for(lambda: any(m.message == f"heredoc-lsp: open {outbox}" for m in client.log_messages))
+
+
+async def test_run_one_block_leaves_the_session_alone(client: RunClient) -> None:
+    root = client.root / f"{client.profile}-block"
+    root.mkdir()
+    session_id = new_session(root)
+    (root / "src").mkdir()
+    (root / "src" / "b.py").write_text("B\n", encoding="utf-8")
+    uri = client.open(reply_text("b"), name=f"{client.profile}-block/inbox/reply.txt", language_id="agent-inbox")
+    client.answers.append(ASK_ALWAYS)
+    result = await client.execute((await client.lens(uri, 4, RUN)).command)
+    assert result["status"] == "completed"
+    assert [r["text"] for r in result["results"]] == ["[OK] RUN_COMMAND: Ran 'cat src/b.py' (exit code 0)"]
+    assert "outbox" not in result
+    assert sorted(p.name for p in (root / "outbox").iterdir()) == [f"{session_id}_seq0001.txt"]
+    titles = await client.lens_titles(uri)
+    assert [t for line, t in titles if line == 0] == ["▶ Apply reply"]
+    block = [t for line, t in titles if line == 4]
+    assert block[0] == RUN and re.fullmatch(r"✓ exit 0 · \d+(\.\d+)? s", block[1]), titles
+    hover = await client.hover_text(uri, 4)
+    assert hover is not None and "```text\nB\n```" in hover
