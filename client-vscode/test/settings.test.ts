@@ -1,0 +1,103 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+
+import { InspectedValue, RESTRICTED_SETTING_KEYS, SERVER_SETTING_KEYS, serverSettings, SettingsSource } from '../src/settings';
+
+const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+const properties: Record<string, { default: unknown }> = manifest.contributes.configuration.properties;
+/** Settings of the extension itself, not passed to the server. */
+const EXTENSION_ONLY = new Set(['python.path', 'trace.server']);
+
+function source(values: Record<string, InspectedValue>): SettingsSource {
+  return { inspect: (key) => ({ ...(values[key] ?? {}) }) };
+}
+
+describe('serverSettings', () => {
+  it('sends only what the user set, nested, plus the trust flag', () => {
+    const s = source({
+      'executor.timeoutS': { globalValue: 5 },
+      'executor.sandbox': { workspaceValue: 'none' },
+      compat: { workspaceFolderValue: 'arca-cli' },
+      commands: { globalValue: { 'tracker note': { mode: 'multi', required: ['BODY'] } } },
+      diagnosticMode: { globalValue: 'push' },
+    });
+    assert.deepEqual(serverSettings(s, true), {
+      compat: 'arca-cli',
+      executor: { timeoutS: 5, sandbox: 'none' },
+      commands: { 'tracker note': { mode: 'multi', required: ['BODY'] } },
+      diagnosticMode: 'push',
+      trusted: true,
+    });
+  });
+
+  it('sends nothing but trust when nothing is set (defaults stay with heredoc-lsp.toml)', () => {
+    assert.deepEqual(serverSettings(source({}), true), { trusted: true });
+    assert.deepEqual(serverSettings({ inspect: () => undefined }, false), { trusted: false });
+  });
+
+  it('prefers the folder value over the workspace value over the user value', () => {
+    const s = source({ 'executor.timeoutS': { globalValue: 1, workspaceValue: 2, workspaceFolderValue: 3 } });
+    assert.deepEqual(serverSettings(s, true), { executor: { timeoutS: 3 }, trusted: true });
+    const t = source({ 'executor.timeoutS': { globalValue: 1, workspaceValue: 2 } });
+    assert.deepEqual(serverSettings(t, true), { executor: { timeoutS: 2 }, trusted: true });
+  });
+
+  it('ignores workspace values of restricted settings while untrusted, keeps the user values', () => {
+    const s = source({
+      'script.runner': { globalValue: ['/bin/bash', '-c', '{command}'], workspaceValue: ['/tmp/evil', '{command}'] },
+      'executor.allowNetwork': { workspaceValue: true },
+      'executor.env': { workspaceFolderValue: ['AWS_SECRET_ACCESS_KEY'] },
+      'executor.timeoutS': { workspaceValue: 9 },
+    });
+    assert.deepEqual(serverSettings(s, false), {
+      script: { runner: ['/bin/bash', '-c', '{command}'] },
+      executor: { timeoutS: 9 },
+      trusted: false,
+    });
+    assert.deepEqual(serverSettings(s, true), {
+      script: { runner: ['/tmp/evil', '{command}'] },
+      executor: { timeoutS: 9, allowNetwork: true, env: ['AWS_SECRET_ACCESS_KEY'] },
+      trusted: true,
+    });
+  });
+
+  it('skips null values', () => {
+    assert.deepEqual(serverSettings(source({ compat: { globalValue: null } }), true), { trusted: true });
+  });
+});
+
+describe('package.json agrees with the settings code', () => {
+  it('declares exactly the server keys plus the extension-only ones', () => {
+    const declared = Object.keys(properties).map((k) => k.replace(/^heredocLsp\./, ''));
+    assert.deepEqual(declared.filter((k) => !EXTENSION_ONLY.has(k)).sort(), [...SERVER_SETTING_KEYS].sort());
+    for (const key of EXTENSION_ONLY) {
+      assert.ok(declared.includes(key), key);
+    }
+  });
+
+  it('lists the restricted settings in untrustedWorkspaces.restrictedConfigurations', () => {
+    const restricted: string[] = manifest.capabilities.untrustedWorkspaces.restrictedConfigurations;
+    assert.deepEqual(restricted.map((k) => k.replace(/^heredocLsp\./, '')).sort(), [...RESTRICTED_SETTING_KEYS].sort());
+    assert.equal(manifest.capabilities.untrustedWorkspaces.supported, 'limited');
+  });
+
+  it('contributes the three languages with their grammars and language configurations', () => {
+    const languages = manifest.contributes.languages.map((l: { id: string }) => l.id);
+    assert.deepEqual(languages, ['cli-script', 'agent-inbox', 'agent-outbox']);
+    for (const lang of manifest.contributes.languages) {
+      assert.ok(fs.existsSync(path.join(__dirname, '..', '..', lang.configuration)), lang.configuration);
+    }
+    const grammars = manifest.contributes.grammars.map((g: { language: string; path: string }) => [g.language, g.path]);
+    assert.deepEqual(grammars, [
+      ['cli-script', './syntaxes/cli-script.tmLanguage.json'],
+      ['agent-inbox', './syntaxes/agent-inbox.tmLanguage.json'],
+      ['agent-outbox', './syntaxes/agent-outbox.tmLanguage.json'],
+    ]);
+    for (const [, grammarPath] of grammars) {
+      // build-vsix.sh copies ../syntaxes here; the sources must exist.
+      assert.ok(fs.existsSync(path.join(__dirname, '..', '..', '..', grammarPath)), grammarPath);
+    }
+  });
+});
