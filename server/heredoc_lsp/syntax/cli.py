@@ -222,7 +222,7 @@ class CliScript:
     lines: Sequence[str] = field(repr=False)
     diagnostics: tuple[Diagnostic, ...]
     start_line: int = 0
-    _rows: tuple[_RowT, ...] = field(default=(), repr=False)
+    _rows: Sequence[_RowT] = field(default=(), repr=False)  # the scanner's list, never changed after the parse
     _lookahead: tuple[int, ...] = field(default=(), repr=False)  # lines whose result depends on later lines
     _schemas: Mapping[str, CommandSchema] | None = field(default=None, repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -351,7 +351,7 @@ def parse_cli(
         lines=lines,
         diagnostics=tuple(diagnostics),
         start_line=max(0, start_line),
-        _rows=tuple(rows),
+        _rows=rows,
         _lookahead=tuple(scanner.lookahead),
         _schemas=schemas or None,
     )
@@ -372,14 +372,15 @@ def reparse_cli(
     resume = previous.resume_line(max(0, min(first_changed_line, len(lines))))
     suffix = parse_cli(lines, schemas, compat, start_line=resume)
     k = bisect_left(previous._starts(), resume)
-    prefix_rows = previous._rows[:k]
+    rows = list(previous._rows[:k])
+    rows.extend(suffix._rows)
     prefix_diags = tuple(d for d in previous.diagnostics if d.span.start_line < resume)
     lookahead = tuple(x for x in previous._lookahead if x < resume) + suffix._lookahead
     return CliScript(
         lines=suffix.lines,
         diagnostics=prefix_diags + suffix.diagnostics,
         start_line=0,
-        _rows=prefix_rows + suffix._rows,
+        _rows=rows,
         _lookahead=lookahead,
         _schemas=schemas or None,
     )
