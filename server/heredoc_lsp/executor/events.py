@@ -6,12 +6,13 @@ writer and the language server are all sinks; nothing here knows about terminals
 
 from __future__ import annotations
 
+import itertools
 import logging
 import secrets
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, Final, Literal
 
 PROTOCOL_VERSION: Final = "1"
@@ -34,15 +35,22 @@ ArtifactKind = Literal["created", "edited", "deleted", "outbox", "session"]
 _log = logging.getLogger(__name__)
 
 
+_PROCESS_TAG = secrets.token_hex(4)
+_SEQUENCE = itertools.count(1)
+
+
 def new_id(prefix: str, nbytes: int = 8) -> str:
-    """A random identifier such as ``run_1f2e3d4c5b6a7988``."""
+    """A unique identifier such as ``run_1f2e3d4c5b6a7988``: random for runs, ``msg_<process tag><n>`` for messages."""
+    if prefix == "msg":
+        # Messages are many: a per-process random tag and a counter are unique and need no system call.
+        return f"msg_{_PROCESS_TAG}{next(_SEQUENCE):08x}"
     return f"{prefix}_{secrets.token_hex(nbytes)}"
 
 
 def rfc3339_now() -> str:
     """The current UTC time as RFC 3339 with milliseconds, e.g. ``2025-01-15T10:30:00.123Z``."""
-    now = datetime.now(timezone.utc)
-    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
 
 
 @dataclass(frozen=True, slots=True)

@@ -272,6 +272,9 @@ class _ExitWatcher:
             loop.add_reader(self._pidfd, self._on_exit)
 
     def _on_exit(self) -> None:
+        # A pidfd stays readable once the process exited: stop watching it, or the loop would spin.
+        if self._pidfd is not None:
+            self._loop.remove_reader(self._pidfd)
         if not self.exited.done():
             self.exited.set_result(None)
 

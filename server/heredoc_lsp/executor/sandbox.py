@@ -85,9 +85,11 @@ def _bwrap_base(workspace: Path, *, allow_network: bool, writable: bool = True) 
     if writable:
         ws = str(workspace)
         args += ["--bind", ws, ws, "--chdir", ws]
-    args += ["--unshare-all"]
-    if allow_network:
-        args += ["--share-net"]
+    # Everything --unshare-all does except the user namespace, which bwrap adds by itself when it is not privileged
+    # (as root it only costs time: capabilities are dropped below).
+    args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
+    if not allow_network:
+        args += ["--unshare-net"]
     args += ["--die-with-parent", "--new-session"]
     if os.geteuid() == 0:
         # Root keeps every capability in the sandbox otherwise, and could simply remount "/" writable.
