@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from heredoc_lsp.syntax.cli import CliScript, Command, Comment, Heredoc, command_stdin, parse_cli
+from heredoc_lsp.syntax.cli import CliScript, Command, Comment, Heredoc, command_stdin, parse_cli, reparse_cli
 from heredoc_lsp.syntax.diagnostics import Related, Severity, Span
 from heredoc_lsp.syntax.schema import CommandSchema
 from heredoc_lsp.syntax.text import split_lines
@@ -542,3 +542,31 @@ def test_pathological_lines_stay_small(line: str) -> None:
     assert len(script.diagnostics) <= 2
     assert all(len(d.message) < 300 for d in script.diagnostics)
     assert len(script.items) >= 1
+
+
+def test_scan_from_a_top_level_line() -> None:
+    lines = ["echo a", "cat <<EOF", "x", "EOF", "echo b", "open <<Z"]
+    script = parse_cli(lines, start_line=4)
+    assert [(i.line, i.error) for i in script.items if isinstance(i, Command)] == [
+        (4, None),
+        (5, "unclosed_heredoc"),
+    ]
+    assert [d.span.start_line for d in script.diagnostics] == [5]
+    assert script.start_line == 4
+
+
+def test_resume_line_and_reparse() -> None:
+    old = ["echo a", "cat <<EOF", "x", "EOF", "", "echo b"]
+    previous = parse_cli(old)
+    assert [previous.resume_line(n) for n in range(7)] == [0, 1, 1, 1, 1, 5, 5]
+    new = ["echo a", "cat <<EOF", "EOF", "EOF", "", "echo b"]  # line 2 edited: the heredoc now closes there
+    updated = reparse_cli(previous, new, 2)
+    assert [(c.line, c.text, c.stdin_text()) for c in updated.commands] == [
+        (0, "echo a", ""),
+        (1, "cat", ""),
+        (3, "EOF", ""),
+        (5, "echo b", ""),
+    ]
+    # A line that looked ahead (possible_heredoc) makes later edits restart from it.
+    looked = parse_cli(["cmd<<EOF", "echo", "echo"])
+    assert looked.resume_line(2) == 0
