@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from heredoc_lsp.executor.events import FailureCode, QuestionKind, RunEmitter, new_id
@@ -38,6 +39,8 @@ class RunControl:
         self._failure: tuple[FailureCode, str] | None = None
         self._input_closed: str | None = None
         self._cancel_waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[str]]] = []
+        self._cancel_callbacks: dict[int, tuple[asyncio.AbstractEventLoop, Callable[[str], None]]] = {}
+        self._next_callback = 0
         self._questions: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = {}
 
     @property
@@ -65,9 +68,12 @@ class RunControl:
                 return
             self._reason = reason or "cancelled"
             waiters, self._cancel_waiters = self._cancel_waiters, []
+            callbacks, self._cancel_callbacks = list(self._cancel_callbacks.values()), {}
             questions = list(self._questions.values())
         for loop, fut in waiters:
             _resolve(loop, fut, self._reason, None)
+        for loop, callback in callbacks:
+            _call_in(loop, callback, self._reason)
         for loop, qfut in questions:
             _resolve(loop, qfut, None, RunCancelled(self._reason))
 
@@ -99,6 +105,28 @@ class RunControl:
         """Raise :class:`RunCancelled` when the run was cancelled."""
         if self._reason is not None:
             raise RunCancelled(self._reason)
+
+    def on_cancel(self, callback: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``callback(reason)`` in the current event loop when the run is cancelled (at once if it already is).
+
+        Returns a function that unregisters it. Cheaper than a task waiting on :meth:`wait_cancelled`.
+        """
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            reason = self._reason
+            if reason is None:
+                key = self._next_callback
+                self._next_callback += 1
+                self._cancel_callbacks[key] = (loop, callback)
+        if reason is not None:
+            loop.call_soon(callback, reason)
+            return _nothing
+
+        def remove() -> None:
+            with self._lock:
+                self._cancel_callbacks.pop(key, None)
+
+        return remove
 
     async def wait_cancelled(self) -> str:
         """Return the reason once the run is cancelled."""
@@ -149,6 +177,21 @@ class RunControl:
         finally:
             with self._lock:
                 self._questions.pop(question_id, None)
+
+
+def _nothing() -> None:
+    return None
+
+
+def _call_in(loop: asyncio.AbstractEventLoop, callback: Callable[[str], None], reason: str) -> None:
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is loop:
+        loop.call_soon(callback, reason)
+    elif not loop.is_closed():
+        loop.call_soon_threadsafe(callback, reason)
 
 
 def _resolve(loop: asyncio.AbstractEventLoop, fut: asyncio.Future[Any], value: Any, exc: BaseException | None) -> None:

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.environment import Redactor, StreamRedactor
@@ -35,6 +35,7 @@ from heredoc_lsp.executor.output import DEFAULT_CAPTURE_BYTES, CapturedOutput, S
 RUN_TAG_VARIABLE = "HEREDOC_LSP_RUN_TAG"
 READ_CHUNK = 1 << 20
 PIPE_SIZE = 1 << 20
+DEFAULT_PIPE_SIZE = 1 << 16
 WRITE_CHUNK = 1 << 16
 DRAIN_AFTER_EXIT_S = 0.5  # how long leftover holders of the pipes may keep them after the process exited
 DRAIN_AFTER_KILL_S = 1.0
@@ -175,10 +176,9 @@ class _Streams:
         self._overflow_told: set[Stream] = set()
         self._fds: dict[Stream, int] = {"stdout": out_fd, "stderr": err_fd}
         self.eof: dict[Stream, asyncio.Future[None]] = {s: loop.create_future() for s in self._fds}
+        self._enlarged: set[Stream] = set()
         for stream, fd in self._fds.items():
             os.set_blocking(fd, False)
-            with contextlib.suppress(OSError):
-                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
             loop.add_reader(fd, self._readable, stream)
         self._stdin_fd: int | None = stdin_fd
         self._stdin = memoryview(data)
@@ -199,6 +199,11 @@ class _Streams:
         except OSError:
             data = b""
         if data:
+            if len(data) >= DEFAULT_PIPE_SIZE and stream not in self._enlarged:
+                # A full default pipe: much output is coming; fewer, larger reads drain it faster.
+                self._enlarged.add(stream)
+                with contextlib.suppress(OSError):
+                    fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
             capture = self._captures[stream]
             capture.feed(data)
             if capture.overflowed and stream not in self._overflow_told:
@@ -366,32 +371,37 @@ async def run_process(
     timed_out = False
     cancel_reason: str | None = None
     killed: set[int] = set()
-    cancel_wait: asyncio.Task[str] | None = None
+    # One future settles the wait: the exit, the deadline or a cancel, whichever comes first.
+    ended: asyncio.Future[str] = loop.create_future()
+
+    def settle(why: str) -> None:
+        if not ended.done():
+            ended.set_result(why)
+
+    watcher.exited.add_done_callback(lambda _f: settle("exit"))
+    timer = loop.call_later(spec.timeout_s, settle, "timeout") if spec.timeout_s is not None else None
+    unregister = control.on_cancel(lambda reason: settle("cancel:" + reason)) if control is not None else None
     try:
-        waits: set[asyncio.Future[Any]] = {watcher.exited}
-        if control is not None:
-            cancel_wait = loop.create_task(control.wait_cancelled())
-            waits.add(cancel_wait)
-        timeout = None if spec.timeout_s is None else max(spec.timeout_s, 0.0)
-        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        if not watcher.exited.done():
-            if cancel_wait is not None and cancel_wait.done():
-                cancel_reason = cancel_wait.result()
+        why = await ended
+        if why != "exit" and not watcher.exited.done():
+            if why.startswith("cancel:"):
+                cancel_reason = why.removeprefix("cancel:")
             else:
                 timed_out = True
             killed = await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, spec.kill_grace_s)
-            drained = await streams.drain(DRAIN_AFTER_KILL_S)
+            await streams.drain(DRAIN_AFTER_KILL_S)
         else:
             # Whatever the command left running in its group ends with it (the pid is not reaped yet: no reuse).
             _signal_group(pgid, signal.SIGKILL)
-            drained = await streams.drain(DRAIN_AFTER_EXIT_S)
-            if not drained:
+            if not await streams.drain(DRAIN_AFTER_EXIT_S):
                 # Something outside the group (setsid) still holds the pipes: find it by its run tag.
                 killed = await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, 0.0)
-                drained = await streams.drain(DRAIN_AFTER_KILL_S)
+                await streams.drain(DRAIN_AFTER_KILL_S)
     finally:
-        if cancel_wait is not None:
-            cancel_wait.cancel()
+        if timer is not None:
+            timer.cancel()
+        if unregister is not None:
+            unregister()
         streams.close()
         watcher.close()
         if proc.poll() is None:
