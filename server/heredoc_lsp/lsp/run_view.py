@@ -44,19 +44,7 @@ def result_title(target: RunTarget, result: TargetResult) -> str:
     """The lens title of a finished run: ``✓ exit 0 · 0.3 s``, ``✗ exit 2 · 1.1 s``, ``⏱ timed out · 30 s``..."""
     took = seconds(result.duration_s)
     if target.kind in ("script", "reply"):
-        ok, bad = result.counts
-        if result.status == "cancelled":
-            return f"■ cancelled after {ok + bad} of the commands · {took}"
-        if result.status == "timeout":
-            return f"⏱ timed out · {took}"
-        what = "commands" if target.kind == "script" else "reply commands"
-        mark = "✓" if result.ok else "✗"
-        text = f"{mark} {ok} ok" + (f", {bad} failed" if bad else "") + f" · {took}"
-        if target.kind == "script" and result.ok:
-            text = f"✓ {ok} {what if ok != 1 else 'command'} ok · {took}"
-        if result.outbox is not None:
-            text += f" · {result.outbox.name}"
-        return text
+        return _whole_title(target, result, took)
     if result.status == "timeout":
         return f"⏱ timed out · {took}"
     if result.status == "cancelled":
@@ -70,6 +58,23 @@ def result_title(target: RunTarget, result: TargetResult) -> str:
         return "✗ " + _one_line(result.summary or "failed")
     mark = "✓" if result.status == "ok" else "✗"
     return f"{mark} {exit_text(result.exit_code)} · {took}"
+
+
+def _whole_title(target: RunTarget, result: TargetResult, took: str) -> str:
+    ok, bad = result.counts
+    if result.status == "cancelled":
+        return f"■ cancelled after {ok + bad} of the commands · {took}"
+    if ok + bad == 0 and not result.ok:
+        return "✗ " + _one_line(result.summary or "failed")  # refused before anything ran
+    if bad:
+        text = f"✗ {ok} ok, {bad} failed · {took}"
+    elif target.kind == "script":
+        text = f"✓ {ok} command{'s' if ok != 1 else ''} ok · {took}"
+    else:
+        text = f"✓ {ok} ok · {took}"
+    if result.outbox is not None:
+        text += f" · {result.outbox.name}"
+    return text
 
 
 def running_title(run: ActiveRun) -> str:
