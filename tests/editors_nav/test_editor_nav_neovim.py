@@ -1,0 +1,115 @@
+"""Real Neovim 0.12 (headless), configured exactly as docs/editors.md says: it highlights a .cli script from the
+server's semantic tokens (no TextMate grammar there), keeps them right after an edit, and gets the outline tree.
+
+Helper E's editor harness (tests/editors/editors_harness.py) provides the documented snippet, the private
+environment and the Neovim binaries; the driver here is nav_driver.lua.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "editors"))
+
+from editors_harness import NVIM_012, TIMEOUT, editor_env, lsp_log, snippet
+
+HERE = Path(__file__).resolve().parent
+
+TEXT = """\
+# é😀 deploy
+é😀 run <<EOF
+body é😀
+EOF
+chatroom task-started <<PARAMS_END
+---TITLE---
+Titre é😀
+PARAMS_END
+"""
+CONFIG = """\
+[commands."chatroom task-started"]
+params = ["TITLE", "DESCRIPTION"]
+required = ["TITLE"]
+terminator = "PARAMS_END"
+"""
+# Neovim columns are bytes: "é😀 run " is 2 + 4 + 5 = 11 bytes, then "<<" and the marker "EOF". Probes sit inside
+# tokens (Neovim's get_at_pos also returns a token that ends at the probe).
+PROBES = [
+    (1, 14),  # the marker EOF on the opener
+    (0, 3),  # the comment
+    (1, 2),  # the command word "é😀"
+    (1, 12),  # "<<"
+    (2, 8),  # a body line
+    (3, 1),  # the terminator
+    (4, 5),  # the configured command name
+    (5, 4),  # the parameter name TITLE
+    (5, 1),  # the delimiter dashes
+]
+
+
+def run_nav_nvim(workspace: Path, file: Path, home: Path) -> dict[str, Any]:
+    home.mkdir(parents=True, exist_ok=True)
+    out = home / "result.json"
+    init = home / "init.lua"
+    settings = {"file": str(file), "out": str(out), "probes": PROBES, "insert": "# é inserted"}
+    init.write_text(
+        snippet("nvim-0.11") + f"\nvim.g.heredoc_nav = vim.json.decode([==[{json.dumps(settings)}]==])\n",
+        encoding="utf-8",
+    )
+    cmd = [NVIM_012, "--headless", "-i", "NONE", "-n", "-u", str(init), "-c", f"luafile {HERE / 'nav_driver.lua'}"]
+    proc = subprocess.run(
+        cmd, cwd=workspace, env=editor_env(home), capture_output=True, text=True, timeout=TIMEOUT, check=False
+    )
+    assert out.exists(), f"neovim wrote nothing (exit {proc.returncode})\n{proc.stdout}\n{proc.stderr}\n{lsp_log(home)}"
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    result["log"] = lsp_log(home)
+    return result
+
+
+def token(kind: str, line: int, start: int, end: int, modifiers: list[str] | None = None) -> list[dict[str, Any]]:
+    return [{"type": kind, "modifiers": modifiers or [], "line": line, "start_col": start, "end_col": end}]
+
+
+def test_neovim_highlights_from_semantic_tokens_and_shows_the_outline(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "heredoc-lsp.toml").write_text(CONFIG, encoding="utf-8")
+    file = workspace / "deploy.cli"
+    file.write_text(TEXT, encoding="utf-8")
+    result = run_nav_nvim(workspace, file, tmp_path / "home")
+    assert result.get("error") is None, result
+    assert result["filetype"] == "cli-script"
+    assert result["offset_encoding"] == "utf-8"
+    assert result["legend"]["tokenTypes"][:5] == ["comment", "function", "operator", "keyword", "string"]
+    assert result["probes"] == [
+        token("keyword", 1, 13, 16, ["declaration"]),
+        token("comment", 0, 0, 15),
+        token("function", 1, 0, 6),
+        token("operator", 1, 11, 13),
+        token("string", 2, 0, 11),
+        token("keyword", 3, 0, 3),
+        token("function", 4, 0, 21),
+        token("parameter", 5, 3, 8, ["declaration"]),
+        token("operator", 5, 0, 3),
+    ], result["log"]
+    # Neovim turned them into highlights of its standard @lsp groups
+    for group in ("@lsp.type.comment", "@lsp.type.keyword", "@lsp.type.string", "@lsp.type.parameter"):
+        assert any(g.startswith(group) for g in result["highlight_groups"]), result["highlight_groups"]
+    # after inserting a line at the top, the tokens come back one line lower
+    assert result["moved"] is True
+    assert result["after_edit"] == [token("comment", 0, 0, 13), token("keyword", 2, 13, 16, ["declaration"])]
+
+    def shape(symbols: list[dict[str, Any]]) -> list[Any]:
+        return [(s["name"], s["kind"], s.get("detail"), shape(s.get("children") or [])) for s in symbols]
+
+    symbols = result["symbols"]
+    assert shape(symbols) == [
+        ("é😀 run", 12, None, [("heredoc", 15, "EOF", [])]),
+        ("chatroom task-started", 12, None, [("heredoc", 15, "PARAMS_END", [("TITLE", 8, "required, 1 line", [])])]),
+    ]
+    heredoc = symbols[0]["children"][0]
+    assert heredoc["selectionRange"] == {"start": {"line": 1, "character": 13}, "end": {"line": 1, "character": 16}}
+    assert heredoc["range"] == {"start": {"line": 1, "character": 11}, "end": {"line": 3, "character": 3}}
