@@ -184,9 +184,9 @@ median of the per-block averages; bwrap blocks have {max(1, args.block // 2)} co
   <= 20 ms.
 
 What the executor does per command on top of `subprocess.run`: resource limits (a `ulimit` line merged into the
-`/bin/sh -c` script, so no extra exec), a new session, three pipes set non-blocking and enlarged, a pidfd for the
-exit, a wall-clock deadline and a cancellation wait on the event loop, incremental decoding and capture, a
-`killpg` of leftovers before the child is reaped.
+`/bin/sh -c` script, so no extra exec), a new session, three non-blocking pipes (enlarged when output is large),
+a pidfd for the exit, a wall-clock deadline and a cancellation callback on the event loop, incremental decoding
+and capture, a `killpg` of leftovers before the child is reaped.
 
 ## Output flood
 

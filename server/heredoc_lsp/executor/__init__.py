@@ -32,6 +32,28 @@ kill, bounded capture), :func:`command_argv` / :func:`choose_sandbox` / :class:`
 limits), :func:`build_environment` / :class:`Redactor`, :class:`StreamSanitizer` / :class:`StreamCapture` /
 :func:`truncate_middle`, :class:`Workspace` (two-phase path checks, atomic writes, EDIT_FILE, READ_FILE), and the
 agent files in :mod:`heredoc_lsp.executor.agent` (sessions, outbox rendering, inbox scanning).
+
+Choices where the SPEC is silent:
+
+- A reply whose commands fail still *completes* (``run.completed``, exit 0): FAILED results are what the LLM
+  gets back. A script run with a failing command *fails* (``command_failed``, exit 1), also with ``keep_going``.
+- A question that times out, or whose input is closed, cancels the run (``run.cancelled`` with the reason); a
+  "no" to the confirmation cancels it with reason ``not confirmed``.
+- The command line exits 130 (SIGINT) or 143 (SIGTERM) when a signal cancelled the run; the run is cancelled
+  cleanly first (its processes killed, ``run.cancelled`` emitted).
+- When a command exits, whatever it left running in its process group is killed (as the pid namespace does under
+  bubblewrap), so no background job outlives its command in any mode. Without bubblewrap, processes that left the
+  group (``setsid``) are found through ``/proc``: as descendants, or by a per-command tag in their environment
+  (``HEREDOC_LSP_RUN_TAG``); a process that also cleared its environment and was re-parented escapes — use
+  bubblewrap.
+- Script commands run in ``--workspace``, else the config file's folder, else the current directory. Replies
+  default to the agent root of ``inbox/x.txt``, else the config's folder, else the reply's folder. When the
+  workspace holds ``sessions/``, replies may not touch ``inbox/``, ``outbox/`` or ``sessions/``.
+- No outbox is written after ``[DONE]``: the session is marked complete. READ_FILE contents are read when the next
+  outbox is written (so they show the file after the reply's later edits).
+- Output shown or put in an outbox: stdout, then ``[stderr]`` and stderr, together cut to ``max_output_chars``.
+  Killing the process in the middle of an apply leaves each file old or new, plus possibly a hidden temporary
+  ``.NAME.<hex>.heredoc-lsp.tmp`` next to it (never listed in outboxes).
 """
 
 from __future__ import annotations
