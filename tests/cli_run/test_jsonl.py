@@ -202,3 +202,41 @@ def test_usage_errors_exit_2(project: Path) -> None:
     write(project / "x.cli", "true\n")
     code, _events, err = run_json(["run", "x.cli", "--timeout", "-1"], project)
     assert (code, err) == (2, "heredoc-lsp: --timeout must be a positive number of seconds\n")
+
+
+def test_secrets_not_passed_and_redacted(tmp_path: Path) -> None:
+    config(tmp_path, extra='env = ["API_SECRET"]\n')
+    write(tmp_path / "s.cli", 'env | sort; echo "secret is $API_SECRET" >&2\n')
+    import os
+    import subprocess
+
+    from .conftest import cli
+
+    environ = {**os.environ, "GITHUB_TOKEN": "ghp_abcdefgh12345", "API_SECRET": "s3cr3t-value", "OTHER": "x"}
+    done = subprocess.run(
+        cli("run", "s.cli", "--output", "json"), cwd=tmp_path, env=environ, capture_output=True, timeout=60
+    )
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    end = check_stream(events)
+    output = end["payload"]["results"][0]["output"]
+    names = [line.split("=", 1)[0] for line in output.split("[stderr]")[0].splitlines()]
+    assert "GITHUB_TOKEN" not in names and "OTHER" not in names
+    assert "API_SECRET=[REDACTED]" in output
+    assert "secret is [REDACTED]" in output
+    assert b"s3cr3t-value" not in done.stdout and b"ghp_abcdefgh12345" not in done.stdout
+
+
+def test_agent_watch_json_one_terminal_event_per_reply(tmp_path: Path) -> None:
+    config(tmp_path)
+    code, events, _ = run_json(["agent", "new", "task", "--output", "json"], tmp_path)
+    assert code == 0
+    write(tmp_path / "inbox" / "1.txt", '[CREATE_FILE path="a"]\nx\n[/CREATE_FILE]\n')
+    write(tmp_path / "inbox" / "2.txt", "[MESSAGE]\nhi\n[/MESSAGE]\n")
+    code, events, _ = run_json(["agent", "watch", "--once", "--output", "json"], tmp_path)
+    assert code == 0
+    runs: dict[str, list[dict[str, object]]] = {}
+    for e in events:
+        runs.setdefault(e["run_id"], []).append(e)
+    assert len(runs) == 2
+    for run_events in runs.values():
+        assert check_stream(run_events)["type"] == "run.completed"

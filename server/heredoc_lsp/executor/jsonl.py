@@ -148,8 +148,9 @@ class StdinListener:
             self._call(self._on_problem, parsed)
 
     def _read(self) -> None:
-        pending = b""
-        skipping = False  # inside an over-long line
+        pending = bytearray()
+        scanned = 0  # bytes of ``pending`` known to hold no newline
+        skipping = False  # inside a line already reported as too long
         while True:
             try:
                 chunk = os.read(self._fd, 1 << 16)
@@ -160,20 +161,23 @@ class StdinListener:
             if not chunk:
                 break
             pending += chunk
-            while True:
-                newline = pending.find(b"\n")
-                if newline < 0:
-                    break
-                line, pending = pending[:newline], pending[newline + 1 :]
+            while (newline := pending.find(b"\n", scanned)) >= 0:
+                line = bytes(pending[:newline])
+                del pending[: newline + 1]
+                scanned = 0
                 if skipping:
                     skipping = False
+                elif len(line) > MAX_LINE_BYTES:
+                    self._call(self._on_problem, InboundProblem("malformed", "line too long; skipped"))
                 else:
                     self._line(line)
+            scanned = len(pending)
             if len(pending) > MAX_LINE_BYTES:
                 if not skipping:
                     self._call(self._on_problem, InboundProblem("malformed", "line too long; skipped"))
-                skipping = True
-                pending = b""
+                    skipping = True
+                pending.clear()
+                scanned = 0
         if pending and not skipping:
-            self._line(pending)
+            self._line(bytes(pending))
         self._call(self._on_eof)
