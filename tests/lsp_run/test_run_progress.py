@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcRequestCancelled
 from run_harness import RUN, RunClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -153,3 +154,25 @@ async def test_timeout_ends_the_run_and_says_so(client: RunClient) -> None:
     end = client.progress_reports[token][-1]
     assert isinstance(end, types.WorkDoneProgressEnd)
     assert end.message == f"✗ line 1: Command timed out ({TIMEOUT_S}s): sleep {m}"
+
+
+async def test_cancelling_the_request_cancels_the_run(client: RunClient) -> None:
+    m = marker()
+    uri = client.open(f"sleep {m}\n")
+    client.answers.append(ASK_ALWAYS)
+    lens = await client.lens(uri, 0, RUN)
+    assert lens.command is not None
+    request_id = f"run-request-{m}"
+    params = types.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)
+    pending = asyncio.ensure_future(
+        client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND, params, msg_id=request_id)
+    )
+    await client.wait_for(lambda: pids_with(m))
+    client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=request_id))
+    with pytest.raises(JsonRpcRequestCancelled):
+        await asyncio.wait_for(pending, 20)
+    await client.wait_for(lambda: not pids_with(m))
+    titles = await client.wait_for_value(
+        lambda: client.lens_titles(uri), lambda found: any(t.startswith("■ cancelled") for _, t in found)
+    )
+    assert [t for _, t in titles][:2] == ["▶ Run script", RUN]

@@ -326,6 +326,7 @@ class RunFeature:
             block=target if target.kind == "block" else None,
         )
         self._changed(doc.uri)
+        self._cancel_with_request(control)
         outcome: RunOutcome | None = None
         try:
             await progress.begin("starting")
@@ -356,6 +357,25 @@ class RunFeature:
             "log": str(log_file.path),
             **({"outbox": str(outcome.outbox)} if outcome.outbox is not None else {}),
         }
+
+    def _cancel_with_request(self, control: RunControl) -> None:
+        """Cancel the run when the client cancels the executeCommand request (``$/cancelRequest``).
+
+        pygls answers a cancelled ``workspace/executeCommand`` itself but leaves the command's task running, so
+        watch the request's future (pygls keeps it under the request id, which is in the handler's context).
+        """
+        protocol = self.server.protocol
+        msg_id = protocol.msg_id
+        futures = getattr(protocol, "_request_futures", None)
+        future = futures.get(msg_id) if isinstance(futures, dict) and msg_id is not None else None
+        if future is None:
+            return
+
+        def done(fut: Any) -> None:
+            if fut.cancelled():
+                control.cancel("the run request was cancelled")
+
+        future.add_done_callback(done)
 
     def _store(
         self,
