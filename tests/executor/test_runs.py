@@ -285,3 +285,9 @@ async def test_unsaved_text_and_invalid_utf8_file(tmp_path: Path) -> None:
     rec = Recorder()
     await run_script(path, text="echo from buffer\n", options=opts(), workspace=tmp_path, sink=rec)
     assert rec.terminal().payload["results"][0]["output"] == "from buffer\n"
+
+
+def test_cpu_limit_never_below_the_deadline() -> None:
+    assert engine.effective_limits(RunOptions(timeout_s=600)).cpu_s == 601
+    assert engine.effective_limits(RunOptions(timeout_s=30)).cpu_s == 300
+    assert engine.effective_limits(RunOptions(timeout_s=29.5)).cpu_s == 300

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import signal
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,13 @@ from heredoc_lsp.executor.environment import Redactor, build_environment, secret
 from heredoc_lsp.executor.events import EventSink, FailureCode, RunEmitter, new_id
 from heredoc_lsp.executor.model import RunOptions, RunOutcome, RunStatus, StepResult, StepStatus, display_output
 from heredoc_lsp.executor.process import ProcessSpec, run_process
-from heredoc_lsp.executor.sandbox import SandboxChoice, SandboxUnavailable, choose_sandbox, command_argv
+from heredoc_lsp.executor.sandbox import (
+    ResourceLimits,
+    SandboxChoice,
+    SandboxUnavailable,
+    choose_sandbox,
+    command_argv,
+)
 
 _log = logging.getLogger(__name__)
 YES_ANSWERS = frozenset({"yes", "y", "true", "1", "ok", "run"})
@@ -98,7 +106,7 @@ class RunContext:
         env, redactor = self._environment()
         opts = self.options
         argv = command_argv(
-            opts.runner_argv(text), self.workspace, choice, opts.limits, allow_network=opts.allow_network
+            opts.runner_argv(text), self.workspace, choice, effective_limits(opts), allow_network=opts.allow_network
         )
         spec = ProcessSpec(
             argv=argv,
@@ -151,6 +159,14 @@ class RunContext:
 
     def results_json(self) -> list[dict[str, Any]]:
         return [r.to_json() for r in self.results]
+
+
+def effective_limits(options: RunOptions) -> ResourceLimits:
+    """The options' limits, with a CPU limit that never fires before the wall-clock deadline of a busy process."""
+    limits = options.limits
+    if limits.cpu_s is not None and options.timeout_s > 0 and limits.cpu_s <= options.timeout_s:
+        return replace(limits, cpu_s=math.ceil(options.timeout_s) + 1)
+    return limits
 
 
 def is_yes(answer: Any) -> bool:
