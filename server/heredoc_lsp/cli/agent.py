@@ -38,8 +38,10 @@ def add_parser(subparsers: Any) -> None:
 
 def _usage(p: argparse.ArgumentParser) -> Any:
     def handler(args: argparse.Namespace) -> int:
+        import sys
+
         del args
-        p.print_help()
+        p.print_help(sys.stderr)
         return 2
 
     return handler
