@@ -98,7 +98,9 @@ def main() -> int:
 
     rows: list[str] = []
     for size in SIZES:
-        lines = split_lines(workload(size).read_text(encoding="utf-8"))
+        # A tuple, as the language server's snapshots pass it: parse_cli copies a list (one copy per parse, which
+        # also costs a traversal by the garbage collector while the copy is young).
+        lines = tuple(split_lines(workload(size).read_text(encoding="utf-8")))
         previous = parse_cli(lines)
         assert not previous.diagnostics, "workloads are valid scripts"
         middle = len(lines) // 2
@@ -128,9 +130,11 @@ def main() -> int:
     RESULTS.write_text(
         "# parse_cli benchmark\n\n"
         f"`bench/bench_parse.py --runs {args.runs}` on {platform.python_implementation()} "
-        f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs (shared machine; variants "
-        "alternate run by run). Workloads from `gen_workloads.py` (about 1/3 heredoc lines, all valid).\n\n"
-        "Baseline: the seed's two-state line scan (trim, skip blanks/comments, `^(.+?)\\s+<<(\\w+)$`, wait for "
+        f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.1f} at the end (shared machine; variants alternate run by run). "
+        "Workloads from `gen_workloads.py` (about 1/3 heredoc lines, all valid).\n\n"
+        "Input: the split lines as a tuple (as the language server's snapshots pass them; a list is copied first)."
+        "\n\nBaseline: the seed's two-state line scan (trim, skip blanks/comments, `^(.+?)\\s+<<(\\w+)$`, wait for "
         "the marker). `parse_cli` = the diagnostics pass (items are built lazily); `+ items` also builds every "
         "Command/Comment/Heredoc object; `+ outline()` walks all items building only heredoc commands; "
         "`reparse_cli` re-scans from the edited line's item and splices the "
