@@ -47,10 +47,19 @@ def new_id(prefix: str, nbytes: int = 8) -> str:
     return f"{prefix}_{secrets.token_hex(nbytes)}"
 
 
+_last_second: tuple[int, str] = (-1, "")  # the last formatted second (replaced as a whole: thread-safe)
+
+
 def rfc3339_now() -> str:
     """The current UTC time as RFC 3339 with milliseconds, e.g. ``2025-01-15T10:30:00.123Z``."""
-    now = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
+    global _last_second
+    millis = int(time.time() * 1000)
+    seconds, text = _last_second
+    if seconds != millis // 1000:
+        seconds = millis // 1000
+        text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+        _last_second = (seconds, text)
+    return f"{text}.{millis % 1000:03d}Z"
 
 
 @dataclass(frozen=True, slots=True)

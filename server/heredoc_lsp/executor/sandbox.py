@@ -108,6 +108,7 @@ def _clamp(resource_id: int, wanted: int) -> int:
     return wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
 
 
+@functools.lru_cache(maxsize=32)
 def limits_prologue(limits: ResourceLimits) -> str:
     """The ``ulimit`` commands for ``limits`` (units as POSIX sh: KiB for -v, 512-byte blocks for -f)."""
     steps: list[str] = []
