@@ -34,7 +34,6 @@ ParamKind = Literal["param", "unknown", "duplicate"]
 _DELIMITER = re.compile(
     r"---(?:\(UUID:([0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}|[0-9A-Fa-f]{8})\))?([A-Z_]+)---"
 )
-_UUID_PREFIX_LEN = len("---(UUID:")
 
 CONTENT_BEFORE_MESSAGE = "Content before first parameter delimiter: start the body with a ---NAME--- line"
 
