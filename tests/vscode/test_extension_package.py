@@ -16,8 +16,7 @@ import subprocess
 import zipfile
 from pathlib import Path
 
-from conftest import CLIENT
-
+CLIENT = Path(__file__).resolve().parents[2] / "client-vscode"
 PYTHON3 = shutil.which("python3") or "python3"
 
 

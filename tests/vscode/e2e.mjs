@@ -1,0 +1,433 @@
+#!/usr/bin/env node
+// End-to-end test of the heredoc-lsp extension in a real VS Code (code-server 4.100.3 = VS Code 1.100.3) driven
+// through headless Chromium with playwright-core.
+//
+//   node e2e.mjs --vsix PATH --artifacts DIR
+//
+// Installs the .vsix into a fresh user-data/extensions directory, writes a small workspace, starts code-server on
+// a free port in its own process group, opens the workspace in Chromium and checks, one by one:
+//   diagnostics  an unclosed heredoc shows a red squiggle, and the Problems panel lists the server's message
+//   grammar      the heredoc marker carries the grammar's scope (token inspector) and the theme's keyword colour
+//   run-lens     the "▶ Run" lens is shown; clicking it, then "Run" in the confirmation, shows the result in the lens
+//   quick-fix    the "Switch to UUID-prefixed delimiters" quick fix rewrites the delimiters (in the editor and on disk)
+// Each check is independent (a failure is recorded and the next check runs), takes a screenshot into the
+// artifacts directory, and the results go to DIR/results.json: {checks: {name: {ok, detail, ms}}, total_ms}.
+// The process exits 0 when every check passed, 1 otherwise, 2 when the set-up itself failed.
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const CODE_SERVER = path.join(HERE, 'node_modules', '.bin', 'code-server');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+const UNCLOSED_MESSAGE = "Unclosed heredoc starting at line 2: expected 'EOF' but reached end of file";
+const RUN_OUTPUT = 'hello from heredoc-lsp';
+// Dark Modern (VS Code's default theme) colours keyword.control #C586C0 and entity.name.function #DCDCAA.
+const KEYWORD_CONTROL_RGB = 'rgb(197, 134, 192)';
+const FUNCTION_RGB = 'rgb(220, 220, 170)';
+
+function parseArgs(argv) {
+  const args = {};
+  for (let i = 0; i < argv.length; i += 2) {
+    args[argv[i].replace(/^--/, '')] = argv[i + 1];
+  }
+  if (!args.vsix || !args.artifacts) {
+    console.error('usage: node e2e.mjs --vsix PATH --artifacts DIR');
+    process.exit(2);
+  }
+  return args;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function writeWorkspace(dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  // Line 2 opens a heredoc that is never closed.
+  fs.writeFileSync(path.join(dir, 'broken.cli'), 'echo first\ncat <<EOF\nnever closed\n');
+  fs.writeFileSync(path.join(dir, 'run.cli'), `# a command with a heredoc\ncat <<EOF\n${RUN_OUTPUT}\nEOF\n`);
+  // A repeated ---TITLE--- delimiter: the UUID-delimiter quick fix resolves it.
+  fs.writeFileSync(
+    path.join(dir, 'params.cli'),
+    'tracker note <<EOF\n---TITLE---\nFirst title\n---BODY---\nThe body quotes a delimiter:\n---TITLE---\nEOF\n',
+  );
+}
+
+function writeUserSettings(userDataDir) {
+  const dir = path.join(userDataDir, 'User');
+  fs.mkdirSync(dir, { recursive: true });
+  const settings = {
+    'workbench.startupEditor': 'none',
+    'workbench.colorTheme': 'Default Dark Modern',
+    'workbench.tips.enabled': false,
+    'workbench.enableExperiments': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'extensions.ignoreRecommendations': true,
+    'update.mode': 'none',
+    'chat.disableAIFeatures': true,
+    'security.workspace.trust.enabled': false,
+    // Colours then come from the grammar alone (the server also offers semantic tokens).
+    'editor.semanticHighlighting.enabled': false,
+    'editor.minimap.enabled': false,
+    'editor.fontSize': 15,
+    'files.autoSave': 'off',
+    'window.commandCenter': false,
+  };
+  fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify(settings, null, 2));
+}
+
+class Run {
+  constructor(artifacts) {
+    this.artifacts = artifacts;
+    this.checks = {};
+    this.page = undefined;
+  }
+
+  log(message) {
+    const t = ((Date.now() - START) / 1000).toFixed(1);
+    console.log(`[${t}s] ${message}`);
+  }
+
+  async check(name, fn) {
+    const t0 = Date.now();
+    this.log(`check ${name}`);
+    try {
+      const detail = await fn();
+      this.checks[name] = { ok: true, detail: detail ?? '', ms: Date.now() - t0 };
+      this.log(`  ok: ${detail ?? ''}`);
+    } catch (err) {
+      this.checks[name] = { ok: false, detail: String(err?.stack || err), ms: Date.now() - t0 };
+      this.log(`  FAILED: ${err?.message || err}`);
+    }
+    await this.shot(name);
+  }
+
+  async shot(name) {
+    if (!this.page) {
+      return;
+    }
+    try {
+      await this.page.screenshot({ path: path.join(this.artifacts, `${name}.png`) });
+    } catch (err) {
+      this.log(`  (screenshot ${name} failed: ${err?.message || err})`);
+    }
+  }
+}
+
+const START = Date.now();
+
+async function waitFor(fn, what, timeoutMs = 20000, stepMs = 200) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < end) {
+    try {
+      last = await fn();
+      if (last) {
+        return last;
+      }
+    } catch (err) {
+      last = err;
+    }
+    await sleep(stepMs);
+  }
+  throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what} (last: ${String(last)})`);
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Open a workspace file from the Explorer, as a person would (double click: a kept tab, not a preview). */
+async function openFile(page, name) {
+  await page.keyboard.press('Escape');
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: name });
+  await row.first().dblclick();
+  await page.locator(`.tab.active[aria-label*="${name}"]`).first().waitFor({ timeout: 10000 });
+  await page.locator('.monaco-editor .view-lines').first().waitFor({ timeout: 10000 });
+}
+
+/** Move the cursor of the active editor (quick open's `:line:column`). */
+async function goToLine(page, line, column) {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill(`:${line}:${column}`);
+  await sleep(300);
+  await page.keyboard.press('Enter');
+  await waitFor(
+    async () => ((await page.locator('.statusbar').textContent()) ?? '').includes(`Ln ${line}, Col ${column}`),
+    `the cursor at ${line}:${column}`,
+    5000,
+  );
+}
+
+/** The text of the visible editor's lines, in order. */
+async function editorLines(page) {
+  return page.evaluate(() => {
+    const editor = document.querySelector('.editor-instance .monaco-editor') || document.querySelector('.monaco-editor');
+    const lines = [...editor.querySelectorAll('.view-lines .view-line')];
+    lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+    return lines.map((l) => l.textContent.replace(/\u00a0/g, ' '));
+  });
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const artifacts = path.resolve(args.artifacts);
+  fs.mkdirSync(artifacts, { recursive: true });
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'heredoc-lsp-e2e-'));
+  const userData = path.join(tmp, 'user-data');
+  const extDir = path.join(tmp, 'extensions');
+  const workspace = path.join(tmp, 'workspace');
+  const xdg = path.join(tmp, 'xdg');
+  const env = {
+    ...process.env,
+    XDG_CONFIG_HOME: path.join(xdg, 'config'),
+    XDG_DATA_HOME: path.join(xdg, 'data'),
+    XDG_CACHE_HOME: path.join(xdg, 'cache'),
+    XDG_STATE_HOME: path.join(xdg, 'state'),
+  };
+  writeWorkspace(workspace);
+  writeUserSettings(userData);
+  const run = new Run(artifacts);
+  let server;
+  let context;
+  let exitCode = 2;
+  const serverLog = fs.openSync(path.join(artifacts, 'code-server.log'), 'w');
+  try {
+    run.log(`installing ${path.basename(args.vsix)}`);
+    const install = spawnSync(
+      CODE_SERVER,
+      ['--install-extension', path.resolve(args.vsix), '--force', '--user-data-dir', userData, '--extensions-dir', extDir],
+      { env, encoding: 'utf8', timeout: 120000 },
+    );
+    fs.writeSync(serverLog, `${install.stdout}\n${install.stderr}\n`);
+    if (install.status !== 0 || !/heredoc-lsp/.test(install.stdout + install.stderr)) {
+      throw new Error(`--install-extension failed (${install.status}): ${install.stdout}${install.stderr}`);
+    }
+
+    const port = await freePort();
+    server = spawn(
+      CODE_SERVER,
+      [
+        '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
+        '--disable-workspace-trust', '--disable-getting-started-override', '--disable-proxy',
+        '--user-data-dir', userData, '--extensions-dir', extDir, workspace,
+      ],
+      { env, detached: true, stdio: ['ignore', serverLog, serverLog] },
+    );
+    run.log(`code-server pid ${server.pid} on port ${port}`);
+    // For the test wrapper: the process group to kill should this driver itself be killed.
+    fs.writeFileSync(path.join(artifacts, 'code-server.pid'), String(server.pid));
+    await waitFor(async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+      return res?.ok;
+    }, 'code-server /healthz', 60000, 250);
+
+    context = await chromium.launchPersistentContext(path.join(tmp, 'chromium'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1400, height: 860 },
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    run.page = page;
+    page.setDefaultTimeout(20000);
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'run.cli' }).first().waitFor({ timeout: 30000 });
+    run.log('workbench loaded');
+
+    await run.check('diagnostics', async () => {
+      await openFile(page, 'broken.cli');
+      await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 30000 });
+      await page.keyboard.press('Control+Shift+M');
+      const row = page.locator('.markers-panel .monaco-list-row', { hasText: UNCLOSED_MESSAGE });
+      await row.first().waitFor({ timeout: 15000 });
+      const text = (await row.first().textContent()) ?? '';
+      if (!text.includes('unclosed_heredoc')) {
+        throw new Error(`the Problems entry lacks the code: ${text}`);
+      }
+      return `squiggle shown; Problems: ${text.trim()}`;
+    });
+
+    await run.check('grammar', async () => {
+      await openFile(page, 'broken.cli');
+      // The marker `EOF` on line 2 (`cat <<EOF`) and the command word `cat`.
+      const colours = await waitFor(
+        () =>
+          page.evaluate(() => {
+            const lines = [...document.querySelectorAll('.editor-instance .monaco-editor .view-lines .view-line')];
+            const line = lines.find((l) => l.textContent.replace(/\u00a0/g, ' ') === 'cat <<EOF');
+            if (!line) return undefined;
+            const spans = [...line.querySelectorAll('span > span')];
+            const colourOf = (text) => {
+              const s = spans.find((x) => x.textContent === text);
+              return s ? getComputedStyle(s).color : undefined;
+            };
+            const out = { marker: colourOf('EOF'), command: colourOf('cat') };
+            return out.marker && out.command ? out : undefined;
+          }),
+        'the tokens of line 2',
+      );
+      if (colours.marker !== KEYWORD_CONTROL_RGB) {
+        throw new Error(`marker colour ${colours.marker}, expected keyword.control ${KEYWORD_CONTROL_RGB}`);
+      }
+      if (colours.command !== FUNCTION_RGB) {
+        throw new Error(`command colour ${colours.command}, expected entity.name.function ${FUNCTION_RGB}`);
+      }
+      await goToLine(page, 2, 8);
+      await runCommand(page, 'Developer: Inspect Editor Tokens and Scopes');
+      const widget = page.locator('.token-inspect-widget');
+      await widget.waitFor({ timeout: 10000 });
+      const text = (await widget.textContent()) ?? '';
+      if (!text.includes('keyword.control.heredoc-token.cli-script')) {
+        throw new Error(`token inspector shows: ${text}`);
+      }
+      await run.shot('grammar-inspector');
+      await page.keyboard.press('Escape');
+      return `marker ${colours.marker} (keyword.control.heredoc-token.cli-script), command ${colours.command}`;
+    });
+
+    await run.check('run-lens', async () => {
+      await openFile(page, 'run.cli');
+      // The command's own lens (line 2), not "▶ Run script" at the top.
+      const lens = page.locator('.contentWidgets .codelens-decoration a', { hasText: /^▶ Run$/ });
+      await lens.first().waitFor({ timeout: 30000 });
+      await lens.first().click();
+      // The server asks before the first run of a document (executor.confirm = "always").
+      const confirm = page.locator('.notification-toast .monaco-button', { hasText: /^Run$/ });
+      await confirm.first().waitFor({ timeout: 15000 });
+      await run.shot('run-lens-confirm');
+      await confirm.first().click();
+      const result = page.locator('.contentWidgets .codelens-decoration a', { hasText: /^✓ exit 0/ });
+      await result.first().waitFor({ timeout: 30000 });
+      const title = ((await result.first().textContent()) ?? '').trim();
+      await run.shot('run-lens-result');
+      // Clicking the result opens the run's log, which holds the command's output.
+      await result.first().click();
+      const log = await waitFor(async () => {
+        const label = (await page.locator('.tab.active').first().getAttribute('aria-label')) ?? '';
+        if (label.includes('run.cli')) return undefined;
+        const lines = await editorLines(page);
+        return lines.some((l) => l.includes(RUN_OUTPUT)) ? { label, lines } : undefined;
+      }, 'the run log with the output', 15000);
+      return `lens after the run: "${title}"; log "${log.label}" shows "${RUN_OUTPUT}"`;
+    });
+
+    await run.check('quick-fix', async () => {
+      await openFile(page, 'params.cli');
+      await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 30000 });
+      await goToLine(page, 6, 4);
+      await page.keyboard.press('Control+.');
+      const item = page.locator('.action-widget .monaco-list-row', { hasText: 'Switch to UUID-prefixed delimiters' });
+      await item.first().waitFor({ timeout: 15000 });
+      await run.shot('quick-fix-menu');
+      // A pointer-blocking layer covers the menu in code-server: choose with the keyboard.
+      await waitFor(async () => {
+        const focused = page.locator('.action-widget .monaco-list-row.focused');
+        if (((await focused.textContent().catch(() => '')) ?? '').includes('Switch to UUID-prefixed delimiters')) {
+          return true;
+        }
+        await page.keyboard.press('ArrowDown');
+        return false;
+      }, 'the UUID quick fix to be selected', 5000, 150);
+      await page.keyboard.press('Enter');
+      const lines = await waitFor(async () => {
+        const l = await editorLines(page);
+        return l.some((x) => /^---\(UUID:[0-9a-f]{8}\)TITLE---$/.test(x)) ? l : undefined;
+      }, 'UUID-prefixed delimiters in the editor', 15000);
+      const id = /^---\(UUID:([0-9a-f]{8})\)TITLE---$/.exec(lines.find((x) => x.includes('(UUID:')))[1];
+      const expected = [
+        'tracker note <<EOF',
+        `---(UUID:${id})TITLE---`,
+        'First title',
+        `---(UUID:${id})BODY---`,
+        'The body quotes a delimiter:',
+        '---TITLE---',
+        'EOF',
+      ];
+      if (JSON.stringify(lines.slice(0, 7)) !== JSON.stringify(expected)) {
+        throw new Error(`editor text after the fix: ${JSON.stringify(lines)}`);
+      }
+      await page.keyboard.press('Control+S');
+      const onDisk = await waitFor(() => {
+        const t = fs.readFileSync(path.join(workspace, 'params.cli'), 'utf8');
+        return t.includes('(UUID:') ? t : undefined;
+      }, 'the saved file', 10000);
+      if (onDisk !== `${expected.join('\n')}\n`) {
+        throw new Error(`saved file: ${JSON.stringify(onDisk)}`);
+      }
+      await waitFor(async () => (await page.locator('.monaco-editor .squiggly-error').count()) === 0, 'the error squiggle to go', 15000);
+      return `delimiters rewritten with UUID ${id}; the duplicate error is gone`;
+    });
+
+    // A picture of everything at once (for the README): run.cli with its result lens, broken.cli beside it with
+    // its squiggle, and the Problems panel.
+    try {
+      await openFile(page, 'run.cli');
+      await page.keyboard.press('Control+\\');
+      await openFile(page, 'broken.cli');
+      await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 10000 });
+      await sleep(1000);
+      await run.shot('overview');
+    } catch (err) {
+      run.log(`(overview screenshot skipped: ${err?.message || err})`);
+      await run.shot('overview-failure');
+    }
+    exitCode = Object.values(run.checks).every((c) => c.ok) ? 0 : 1;
+  } catch (err) {
+    run.log(`set-up failed: ${err?.stack || err}`);
+    await run.shot('setup-failure');
+    run.checks.setup = { ok: false, detail: String(err?.stack || err), ms: 0 };
+    exitCode = 2;
+  } finally {
+    await context?.close().catch(() => undefined);
+    if (server?.pid) {
+      try {
+        process.kill(-server.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      await sleep(500);
+      try {
+        process.kill(-server.pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    fs.closeSync(serverLog);
+    fs.rmSync(path.join(artifacts, 'code-server.pid'), { force: true });
+    const total = Date.now() - START;
+    fs.writeFileSync(path.join(artifacts, 'results.json'), JSON.stringify({ checks: run.checks, total_ms: total }, null, 2));
+    run.log(`done in ${(total / 1000).toFixed(1)} s, exit ${exitCode}`);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  process.exit(exitCode);
+}
+
+main();

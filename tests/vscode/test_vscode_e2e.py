@@ -1,0 +1,76 @@
+"""The extension in a real VS Code: code-server 4.100.3 (VS Code 1.100.3) in headless Chromium (e2e.mjs).
+
+The .vsix built from the working tree is installed into a fresh code-server; the driver opens a small workspace
+and checks, each as its own test below:
+
+- ``diagnostics``: an unclosed heredoc shows a red squiggle and a Problems entry with the server's message;
+- ``grammar``: the heredoc marker has the grammar's scope (token inspector) and the theme's keyword colour;
+- ``run-lens``: the "▶ Run" lens runs the command after the confirmation and shows ``✓ exit 0``; its log shows the
+  command's output;
+- ``quick-fix``: "Switch to UUID-prefixed delimiters" rewrites the delimiters, in the editor and on disk.
+
+Screenshots and code-server's log go to test-artifacts/vscode/ (gitignored).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+ARTIFACTS = ROOT / "test-artifacts" / "vscode"
+CHECKS = ("diagnostics", "grammar", "run-lens", "quick-fix")
+TIMEOUT_S = 240
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def e2e(vsix: Path) -> dict[str, Any]:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for old in ARTIFACTS.glob("*"):
+        if old.is_file():
+            old.unlink()
+    proc = subprocess.Popen(
+        ["node", str(HERE / "e2e.mjs"), "--vsix", str(vsix), "--artifacts", str(ARTIFACTS)],
+        cwd=HERE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        output, _ = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc.pid)
+        output, _ = proc.communicate()
+        pid_file = ARTIFACTS / "code-server.pid"
+        if pid_file.exists():
+            _kill_group(int(pid_file.read_text()))
+        pytest.fail(f"the VS Code e2e driver did not finish within {TIMEOUT_S} s:\n{output}")
+    (ARTIFACTS / "driver.log").write_text(output, encoding="utf-8")
+    results_file = ARTIFACTS / "results.json"
+    assert results_file.exists(), f"no results (exit {proc.returncode}):\n{output}"
+    results: dict[str, Any] = json.loads(results_file.read_text(encoding="utf-8"))
+    assert "setup" not in results["checks"], f"set-up failed:\n{results['checks']['setup']['detail']}\n{output}"
+    assert proc.returncode in (0, 1), output
+    return results
+
+
+@pytest.mark.parametrize("check", CHECKS)
+def test_vscode(e2e: dict[str, Any], check: str) -> None:
+    result = e2e["checks"].get(check)
+    assert result is not None, f"check {check} did not run"
+    assert result["ok"], f"{check}: {result['detail']}"
+    assert (ARTIFACTS / f"{check}.png").is_file()
