@@ -3,43 +3,80 @@
 Clients with ``hierarchicalDocumentSymbolSupport`` get ``DocumentSymbol`` trees; others a flat list of
 ``SymbolInformation`` whose ``containerName`` names the parent. The answer is kept per document version, so an
 editor asking again (outline view, breadcrumbs, sticky scroll) costs nothing.
+
+Large answers (a 100k-line script has some 60k symbols) are built as plain JSON-ready lists and dicts wrapped in
+:class:`RawJson`, which the server's converter passes through untouched: building and unstructuring 60k
+``lsprotocol`` objects costs seconds, the plain structures a small fraction of that. (This works because the
+response's result is a true union, which the converter dispatches on the value's class; results typed
+``Optional[X]``, such as folding ranges and semantic tokens, are always unstructured as ``X``.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from heredoc_lsp.lsp.positions import span_to_range
+from heredoc_lsp.lsp.positions import column_to_client, span_to_range
 from heredoc_lsp.navigation.outline import Symbol, outline
+from heredoc_lsp.syntax.diagnostics import Span
 
 if TYPE_CHECKING:
     from pygls.workspace import PositionCodec
 
     from heredoc_lsp.lsp.server import HeredocLanguageServer
 
-Result = list[types.DocumentSymbol] | list[types.SymbolInformation]
+
+class RawJson(list[Any]):
+    """A result that is already JSON-ready (LSP field names, plain values): sent as is, never unstructured."""
 
 
-def _document_symbols(
-    codec: PositionCodec, lines: Sequence[str], symbols: Sequence[Symbol]
-) -> list[types.DocumentSymbol]:
-    out: list[types.DocumentSymbol] = []
-    kinds = types.SymbolKind
+def enable_raw_json(server: HeredocLanguageServer) -> None:
+    """Make the server's converter pass :class:`RawJson` results through (idempotent)."""
+    converter = server.protocol._converter
+    converter.register_unstructure_hook(RawJson, _identity)
+
+
+def _identity(value: RawJson) -> RawJson:
+    return value
+
+
+def _position_json(codec: PositionCodec, lines: Sequence[str], line: int, col: int) -> dict[str, int]:
+    if line >= len(lines):
+        return {"line": len(lines), "character": 0}
+    text = lines[line]
+    if text.isascii():
+        return {"line": line, "character": col if col <= len(text) else len(text)}
+    return {"line": line, "character": column_to_client(codec, text, col)}
+
+
+def range_json(codec: PositionCodec, lines: Sequence[str], span: Span) -> dict[str, dict[str, int]]:
+    """An LSP range as JSON, in the client's encoding (like positions.span_to_range, without lsprotocol objects)."""
+    return {
+        "start": _position_json(codec, lines, span.start_line, span.start_col),
+        "end": _position_json(codec, lines, span.end_line, span.end_col),
+    }
+
+
+_KINDS = {k.name: k.value for k in types.SymbolKind}
+
+
+def _symbols_json(codec: PositionCodec, lines: Sequence[str], symbols: Sequence[Symbol]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    append = out.append
+    kinds = _KINDS
     for s in symbols:
-        out.append(
-            types.DocumentSymbol(
-                name=s.name,
-                kind=kinds[s.kind],
-                range=span_to_range(codec, lines, s.span),
-                selection_range=span_to_range(codec, lines, s.selection),
-                detail=s.detail,
-                children=_document_symbols(codec, lines, s.children) if s.children else None,
-            )
-        )
+        whole = range_json(codec, lines, s.span)
+        # A one-line command is its own selection: share the dict (json.dumps writes it twice, built once).
+        selection = whole if s.selection == s.span else range_json(codec, lines, s.selection)
+        item: dict[str, Any] = {"name": s.name, "kind": kinds[s.kind], "range": whole, "selectionRange": selection}
+        if s.detail is not None:
+            item["detail"] = s.detail
+        if s.children:
+            item["children"] = _symbols_json(codec, lines, s.children)
+        append(item)
     return out
 
 
@@ -61,9 +98,13 @@ def _flat_symbols(
     return out
 
 
+Result = RawJson | list[types.SymbolInformation]
+
+
 def register(server: HeredocLanguageServer) -> None:
     from heredoc_lsp.lsp.server import guarded
 
+    enable_raw_json(server)
     cache: dict[str, tuple[int, bool, Result]] = {}
 
     def forget(uri: str) -> None:
@@ -90,7 +131,7 @@ def register(server: HeredocLanguageServer) -> None:
         codec = server.position_codec
         result: Result
         if tree_wanted:
-            result = _document_symbols(codec, snap.lines, symbols)
+            result = RawJson(_symbols_json(codec, snap.lines, symbols))
         else:
             result = _flat_symbols(snap.uri, codec, snap.lines, symbols)
         cache[uri] = (snap.serial, tree_wanted, result)
