@@ -8,7 +8,7 @@
    parse, events, results; per-command average of each run). The ratio is executor / bare on the median.
 2. bubblewrap: per-command time with ``sandbox = "bwrap"`` minus ``"none"``.
 3. Flood: a command printing 300 MB (``head -c 300000000 /dev/zero``) drained by ``run_process`` in a fresh Python
-   process, which reports its wall time and peak RSS (``ru_maxrss``).
+   process, which reports its wall time and peak RSS (``VmHWM``).
 
 Writes bench/results/executor.md.
 
@@ -98,7 +98,10 @@ ENV = build_environment()
 
 
 FLOOD = """
-import asyncio, json, resource, sys, time
+import asyncio, json, sys, time
+# VmHWM is this process image's peak RSS (ru_maxrss would also count the parent's pages at fork/exec time).
+def peak_kb():
+    return int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM:")).split()[1])
 from pathlib import Path
 sys.path.insert(0, {server!r})
 from heredoc_lsp.executor.environment import build_environment
@@ -111,7 +114,7 @@ start = time.perf_counter()
 r = asyncio.run(run_process(ProcessSpec(argv, ws, build_environment(), timeout_s=300)))
 elapsed = time.perf_counter() - start
 print(json.dumps({{"seconds": elapsed, "bytes": r.stdout.total_bytes, "exit": r.exit_code,
-                  "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}}))
+                  "maxrss_kb": peak_kb()}}))
 """
 
 
