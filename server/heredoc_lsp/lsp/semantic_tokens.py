@@ -2,9 +2,9 @@
 
 The tokens come from the analysis snapshot (:mod:`heredoc_lsp.navigation.tokens`); nothing is parsed again. The
 legend uses LSP's standard token types. Registered only when the client advertises
-``textDocument.semanticTokens``. A full result is kept per document (its ``resultId`` is the snapshot's serial):
-asking again for the same version is free, and a delta request answers with one edit covering the tokens between
-the unchanged head and tail.
+``textDocument.semanticTokens``. A full result is kept per document (its ``resultId`` is the serial of the snapshot
+that first produced those tokens): asking again for the same version is free, and a delta request answers with one
+edit covering the tokens between the unchanged head and tail.
 """
 
 from __future__ import annotations
@@ -87,17 +87,19 @@ def _suffix_fast(a: list[int], b: list[int], limit: int) -> int:
 def register(server: HeredocLanguageServer) -> None:
     from heredoc_lsp.lsp.server import guarded
 
-    last: dict[str, tuple[str, list[int]]] = {}  # uri -> (resultId, data) of the last full answer
+    # uri -> (snapshot serial, resultId, data) of the last full answer
+    last: dict[str, tuple[int, str, list[int]]] = {}
 
     def full_data(snap: Snapshot) -> tuple[str, list[int]]:
-        result_id = str(snap.serial)
         hit = last.get(snap.uri)
-        if hit is not None and hit[0] == result_id:
-            return hit
+        if hit is not None and hit[0] == snap.serial:
+            return hit[1], hit[2]
         absolute = tokens(snap.language, snap.lines, snap.tree, snap.config.commands)
-        found = (result_id, encode(absolute, snap.lines, server.position_codec))
-        last[snap.uri] = found
-        return found
+        data = encode(absolute, snap.lines, server.position_codec)
+        # Same tokens as before (e.g. a new snapshot after a configuration reload): same resultId.
+        result_id = hit[1] if hit is not None and hit[2] == data else str(snap.serial)
+        last[snap.uri] = (snap.serial, result_id, data)
+        return result_id, data
 
     def on_full(params: types.SemanticTokensParams) -> types.SemanticTokens | None:
         snap = server.analyses.get(params.text_document.uri)
@@ -114,9 +116,9 @@ def register(server: HeredocLanguageServer) -> None:
             return None
         previous = last.get(snap.uri)
         result_id, data = full_data(snap)
-        if previous is None or previous[0] != params.previous_result_id:
+        if previous is None or previous[1] != params.previous_result_id:
             return types.SemanticTokens(data=data, result_id=result_id)
-        edit = delta(previous[1], data)
+        edit = delta(previous[2], data)
         return types.SemanticTokensDelta(edits=[edit] if edit is not None else [], result_id=result_id)
 
     def on_range(params: types.SemanticTokensRangeParams) -> types.SemanticTokens | None:
