@@ -10,6 +10,8 @@
 //   grammar      the heredoc marker carries the grammar's scope (token inspector) and the theme's keyword colour
 //   run-lens     the "▶ Run" lens is shown; clicking it, then "Run" in the confirmation, shows the result in the lens
 //   quick-fix    the "Switch to UUID-prefixed delimiters" quick fix rewrites the delimiters (in the editor and on disk)
+//   restricted-mode  a second code-server with workspace trust on opens an untrusted copy of the workspace:
+//                Restricted Mode, the squiggle still shows, the status item shows a shield, and no run lens appears
 // Each check is independent (a failure is recorded and the next check runs), takes a screenshot into the
 // artifacts directory, and the results go to DIR/results.json: {checks: {name: {ok, detail, ms}}, total_ms}.
 // The process exits 0 when every check passed, 1 otherwise, 2 when the set-up itself failed.
@@ -69,7 +71,7 @@ function writeWorkspace(dir) {
   );
 }
 
-function writeUserSettings(userDataDir) {
+function writeUserSettings(userDataDir, { trust }) {
   const dir = path.join(userDataDir, 'User');
   fs.mkdirSync(dir, { recursive: true });
   const settings = {
@@ -83,7 +85,10 @@ function writeUserSettings(userDataDir) {
     'extensions.ignoreRecommendations': true,
     'update.mode': 'none',
     'chat.disableAIFeatures': true,
-    'security.workspace.trust.enabled': false,
+    // The second session turns workspace trust on and opens an untrusted folder straight in Restricted Mode.
+    'security.workspace.trust.enabled': trust,
+    'security.workspace.trust.startupPrompt': 'never',
+    'security.workspace.trust.banner': 'never',
     // Colours then come from the grammar alone (the server also offers semantic tokens).
     'editor.semanticHighlighting.enabled': false,
     'editor.minimap.enabled': false,
@@ -194,6 +199,69 @@ async function editorLines(page) {
   });
 }
 
+/** A running code-server and the Chromium page showing it; `close()` stops both. */
+class Session {
+  constructor(run, { tmp, env, userData, extDir, serverLog, artifacts, trust }) {
+    Object.assign(this, { run, tmp, env, userData, extDir, serverLog, artifacts, trust });
+  }
+
+  async open(workspace) {
+    const port = await freePort();
+    const flags = ['--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
+      '--disable-getting-started-override', '--disable-proxy', '--user-data-dir', this.userData, '--extensions-dir', this.extDir];
+    if (!this.trust) {
+      // Workspace trust is on: the folder opens in Restricted Mode (startupPrompt "never" in the user settings).
+    } else {
+      flags.push('--disable-workspace-trust');
+    }
+    this.server = spawn(CODE_SERVER, [...flags, workspace], {
+      env: this.env,
+      detached: true,
+      stdio: ['ignore', this.serverLog, this.serverLog],
+    });
+    this.run.log(`code-server pid ${this.server.pid} on port ${port}${this.trust ? '' : ' (workspace trust on)'}`);
+    // For the test wrapper: the process group to kill should this driver itself be killed.
+    fs.writeFileSync(path.join(this.artifacts, 'code-server.pid'), String(this.server.pid));
+    await waitFor(async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+      return res?.ok;
+    }, 'code-server /healthz', 60000, 250);
+    this.context = await chromium.launchPersistentContext(path.join(this.tmp, `chromium-${port}`), {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1400, height: 860 },
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    });
+    const page = this.context.pages()[0] ?? (await this.context.newPage());
+    this.run.page = page;
+    page.setDefaultTimeout(20000);
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'run.cli' }).first().waitFor({ timeout: 30000 });
+    this.run.log('workbench loaded');
+    return page;
+  }
+
+  async close() {
+    await this.context?.close().catch(() => undefined);
+    this.context = undefined;
+    const pid = this.server?.pid;
+    this.server = undefined;
+    if (pid) {
+      for (const signal of ['SIGTERM', 'SIGKILL']) {
+        try {
+          process.kill(-pid, signal);
+        } catch {
+          // already gone
+        }
+        await sleep(500);
+      }
+    }
+    fs.rmSync(path.join(this.artifacts, 'code-server.pid'), { force: true });
+  }
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const artifacts = path.resolve(args.artifacts);
@@ -202,6 +270,7 @@ async function main() {
   const userData = path.join(tmp, 'user-data');
   const extDir = path.join(tmp, 'extensions');
   const workspace = path.join(tmp, 'workspace');
+  const untrusted = path.join(tmp, 'untrusted');
   const xdg = path.join(tmp, 'xdg');
   const env = {
     ...process.env,
@@ -211,12 +280,13 @@ async function main() {
     XDG_STATE_HOME: path.join(xdg, 'state'),
   };
   writeWorkspace(workspace);
-  writeUserSettings(userData);
+  writeWorkspace(untrusted);
+  writeUserSettings(userData, { trust: false });
   const run = new Run(artifacts);
-  let server;
-  let context;
+  let session;
   let exitCode = 2;
   const serverLog = fs.openSync(path.join(artifacts, 'code-server.log'), 'w');
+  const common = { tmp, env, userData, extDir, serverLog, artifacts };
   try {
     run.log(`installing ${path.basename(args.vsix)}`);
     const install = spawnSync(
@@ -229,38 +299,8 @@ async function main() {
       throw new Error(`--install-extension failed (${install.status}): ${install.stdout}${install.stderr}`);
     }
 
-    const port = await freePort();
-    server = spawn(
-      CODE_SERVER,
-      [
-        '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
-        '--disable-workspace-trust', '--disable-getting-started-override', '--disable-proxy',
-        '--user-data-dir', userData, '--extensions-dir', extDir, workspace,
-      ],
-      { env, detached: true, stdio: ['ignore', serverLog, serverLog] },
-    );
-    run.log(`code-server pid ${server.pid} on port ${port}`);
-    // For the test wrapper: the process group to kill should this driver itself be killed.
-    fs.writeFileSync(path.join(artifacts, 'code-server.pid'), String(server.pid));
-    await waitFor(async () => {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
-      return res?.ok;
-    }, 'code-server /healthz', 60000, 250);
-
-    context = await chromium.launchPersistentContext(path.join(tmp, 'chromium'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1400, height: 860 },
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    });
-    const page = context.pages()[0] ?? (await context.newPage());
-    run.page = page;
-    page.setDefaultTimeout(20000);
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
-    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'run.cli' }).first().waitFor({ timeout: 30000 });
-    run.log('workbench loaded');
+    session = new Session(run, { ...common, trust: true });
+    const page = await session.open(workspace);
 
     await run.check('diagnostics', async () => {
       await openFile(page, 'broken.cli');
@@ -399,6 +439,29 @@ async function main() {
       run.log(`(overview screenshot skipped: ${err?.message || err})`);
       await run.shot('overview-failure');
     }
+    await session.close();
+
+    // Restricted Mode: the same extension in an untrusted folder.
+    writeUserSettings(userData, { trust: true });
+    session = new Session(run, { ...common, trust: false });
+    const restricted = await session.open(untrusted);
+    await run.check('restricted-mode', async () => {
+      const banner = restricted.locator('.statusbar-item', { hasText: 'Restricted Mode' });
+      await banner.first().waitFor({ timeout: 15000 });
+      await openFile(restricted, 'broken.cli');
+      await restricted.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 30000 });
+      const status = restricted.locator('.statusbar-item', { hasText: 'heredoc-lsp' });
+      await status.locator('.codicon-shield').first().waitFor({ timeout: 10000 });
+      await openFile(restricted, 'run.cli');
+      // The server is running (the squiggle above came from it); give it time to answer the lens request.
+      await sleep(3000);
+      const lenses = await restricted.locator('.contentWidgets .codelens-decoration').allTextContents();
+      if (lenses.some((t) => t.includes('▶'))) {
+        throw new Error(`run lenses offered in Restricted Mode: ${JSON.stringify(lenses)}`);
+      }
+      return `Restricted Mode: diagnostics shown, status bar shield, no run lens (lenses: ${JSON.stringify(lenses)})`;
+    });
+    await session.close();
     exitCode = Object.values(run.checks).every((c) => c.ok) ? 0 : 1;
   } catch (err) {
     run.log(`set-up failed: ${err?.stack || err}`);
@@ -406,22 +469,8 @@ async function main() {
     run.checks.setup = { ok: false, detail: String(err?.stack || err), ms: 0 };
     exitCode = 2;
   } finally {
-    await context?.close().catch(() => undefined);
-    if (server?.pid) {
-      try {
-        process.kill(-server.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      await sleep(500);
-      try {
-        process.kill(-server.pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
+    await session?.close();
     fs.closeSync(serverLog);
-    fs.rmSync(path.join(artifacts, 'code-server.pid'), { force: true });
     const total = Date.now() - START;
     fs.writeFileSync(path.join(artifacts, 'results.json'), JSON.stringify({ checks: run.checks, total_ms: total }, null, 2));
     run.log(`done in ${(total / 1000).toFixed(1)} s, exit ${exitCode}`);

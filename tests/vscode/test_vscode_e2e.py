@@ -7,7 +7,9 @@ and checks, each as its own test below:
 - ``grammar``: the heredoc marker has the grammar's scope (token inspector) and the theme's keyword colour;
 - ``run-lens``: the "▶ Run" lens runs the command after the confirmation and shows ``✓ exit 0``; its log shows the
   command's output;
-- ``quick-fix``: "Switch to UUID-prefixed delimiters" rewrites the delimiters, in the editor and on disk.
+- ``quick-fix``: "Switch to UUID-prefixed delimiters" rewrites the delimiters, in the editor and on disk;
+- ``restricted-mode``: a second code-server with workspace trust on opens an untrusted folder: Restricted Mode,
+  diagnostics still shown, the status bar item shows the shield, and no run lens is offered.
 
 Screenshots and code-server's log go to test-artifacts/vscode/ (gitignored).
 """
@@ -27,7 +29,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 ARTIFACTS = ROOT / "test-artifacts" / "vscode"
-CHECKS = ("diagnostics", "grammar", "run-lens", "quick-fix")
+CHECKS = ("diagnostics", "grammar", "run-lens", "quick-fix", "restricted-mode")
 TIMEOUT_S = 240
 
 
