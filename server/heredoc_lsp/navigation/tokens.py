@@ -25,6 +25,7 @@ outbox header key / value                   ``property`` / ``string``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -53,7 +54,7 @@ TOKEN_MODIFIERS: tuple[str, ...] = ("declaration",)
 COMMENT, FUNCTION, OPERATOR, KEYWORD, STRING, PARAMETER, PROPERTY, NAMESPACE = range(len(TOKEN_TYPES))
 DECLARATION = 1  # bit of "declaration"
 
-_WORD_END = frozenset(BLANK_CHARS)
+_WORD = re.compile(r"[^ \t\f\v]*")
 
 
 def tokens(
@@ -93,11 +94,8 @@ def _command_word(text: str, col: int, schemas: Mapping[str, CommandSchema]) -> 
         schema = lookup_schema(schemas, text[col:end])
         if schema is not None:
             return len(schema.name)
-    k = col
-    n = len(text)
-    while k < n and text[k] not in _WORD_END:
-        k += 1
-    return k - col
+    m = _WORD.match(text, col)
+    return m.end() - col if m is not None else 0
 
 
 def _cli(
