@@ -262,3 +262,23 @@ def test_hover_providers_are_joined_in_order(tmp_path: Path) -> None:
 
     add_provider(server, broken)
     assert collect(server, SimpleNamespace(), SimpleNamespace()) == ("first\n\n---\n\nsecond", span)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([*CLI_LINES, "cat <<EOF  ", "EOF \t", "---TITLE--- ", "body  ", "  "]), max_size=25))
+def test_formatting_never_changes_what_runs(doc_lines: list[str]) -> None:
+    from heredoc_lsp.navigation.layout_edits import trailing_blank_deletions
+
+    lines = split_lines("\n".join(doc_lines))
+    script = parse_cli(lines, SCHEMAS)
+    new = list(lines)
+    for line, start, end in trailing_blank_deletions(Language.CLI, lines, script):
+        assert new[line][start:end].strip(" \t\f\v") == ""
+        new[line] = new[line][:start] + new[line][end:]
+    after = parse_cli(new, SCHEMAS)
+    assert [(c.line, c.text, c.stdin_text()) for c in after.commands] == [
+        (c.line, c.text, c.stdin_text()) for c in script.commands
+    ]
+    assert [(d.code, d.span.start_line) for d in after.diagnostics] == [
+        (d.code, d.span.start_line) for d in script.diagnostics
+    ]

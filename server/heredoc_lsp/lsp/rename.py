@@ -38,7 +38,10 @@ def marker_target(snap: Snapshot, point: Point) -> MarkerTarget:
 
 
 def register(server: HeredocLanguageServer) -> None:
+    from heredoc_lsp.lsp import formatting
     from heredoc_lsp.lsp.server import log
+
+    formatting.register(server)  # not among the server's optional modules; it edits text too, so it lives here
 
     options = types.RenameOptions(prepare_provider=True)
 
