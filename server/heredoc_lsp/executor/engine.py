@@ -63,6 +63,8 @@ class RunContext:
         self._sandbox: SandboxChoice | None = None
         self._env: dict[str, str] | None = None
         self._redactor: Redactor | None = None
+        self._limits_for: RunOptions | None = None
+        self._effective_limits = options.limits
 
     # -- questions ----------------------------------------------------------------------------------------------
 
@@ -90,6 +92,12 @@ class RunContext:
                 self.emitter.status(self._sandbox.note)
         return self._sandbox
 
+    def _limits(self) -> ResourceLimits:
+        if self._limits_for is not self.options:
+            self._limits_for = self.options
+            self._effective_limits = effective_limits(self.options)
+        return self._effective_limits
+
     def _environment(self) -> tuple[dict[str, str], Redactor]:
         if self._env is None or self._redactor is None:
             self._env = build_environment(None, self.options.env)
@@ -106,7 +114,7 @@ class RunContext:
         env, redactor = self._environment()
         opts = self.options
         argv = command_argv(
-            opts.runner_argv(text), self.workspace, choice, effective_limits(opts), allow_network=opts.allow_network
+            opts.runner_argv(text), self.workspace, choice, self._limits(), allow_network=opts.allow_network
         )
         spec = ProcessSpec(
             argv=argv,
@@ -154,7 +162,8 @@ class RunContext:
     def record(self, result: StepResult) -> StepResult:
         """Keep ``result`` and tell the consumers (a status progress event carrying the result)."""
         self.results.append(result)
-        self.emitter.status(result.seed_line(), index=result.index, result=result.to_json())
+        if self.emitter.listening:
+            self.emitter.status(result.seed_line(), index=result.index, result=result.to_json())
         return result
 
     def results_json(self) -> list[dict[str, Any]]:

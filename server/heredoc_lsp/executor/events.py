@@ -110,6 +110,11 @@ class RunEmitter:
         self._sink_failed = False
 
     @property
+    def listening(self) -> bool:
+        """False when there is no sink: callers may skip building progress payloads."""
+        return self._sink is not _no_sink
+
+    @property
     def terminal_event(self) -> RunEvent | None:
         return self._terminal
 
@@ -137,7 +142,8 @@ class RunEmitter:
         self.emit(STARTED, payload)
 
     def progress(self, kind: ProgressKind, **payload: Any) -> None:
-        self.emit(PROGRESS, {"kind": kind, **payload})
+        if self._sink is not _no_sink:
+            self.emit(PROGRESS, {"kind": kind, **payload})
 
     def status(self, text: str, **payload: Any) -> None:
         self.progress("status", text=text, **payload)

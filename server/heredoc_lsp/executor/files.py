@@ -139,6 +139,26 @@ class Workspace:
 
     def create_file(self, path: str, content: str) -> str:
         """CREATE_FILE: write ``content`` (parents created), atomically. Returns the summary."""
+        with _as_file_error(path, "write"):
+            return self._create_file(path, content)
+
+    def edit_file(self, path: str, start_line: int, end_line: int, body: str) -> str:
+        """EDIT_FILE: replace lines ``start_line..end_line`` (1-based, inclusive); line endings are kept."""
+        with _as_file_error(path, "edit"):
+            return self._edit_file(path, start_line, end_line, body)
+
+    def delete_file(self, path: str) -> str:
+        """DELETE_FILE. Returns the summary."""
+        with _as_file_error(path, "delete"):
+            return self._delete_file(path)
+
+    def read_file(self, path: str, max_chars: int = DEFAULT_READ_CHARS) -> FileContents:
+        """READ_FILE: the text (capped at ``max_chars``) or a binary notice."""
+        with _as_file_error(path, "read"):
+            return self._read_file(path, max_chars)
+
+    def _create_file(self, path: str, content: str) -> str:
+        """CREATE_FILE: write ``content`` (parents created), atomically. Returns the summary."""
         parts = self.resolve(path)
         data = _encode(path, content)
         with self._parent(path, parts, create=True) as dir_fd:
@@ -149,7 +169,7 @@ class Workspace:
         shown = display_path(path)
         return f"Created '{shown}'" if existing is None else f"Created '{shown}' (replaced the existing file)"
 
-    def edit_file(self, path: str, start_line: int, end_line: int, body: str) -> str:
+    def _edit_file(self, path: str, start_line: int, end_line: int, body: str) -> str:
         """EDIT_FILE: replace lines ``start_line..end_line`` (1-based, inclusive); line endings are kept."""
         parts = self.resolve(path)
         shown = display_path(path)
@@ -170,7 +190,7 @@ class Workspace:
         what = "deleted" if new_lines == 0 else f"replaced with {new_lines} line{'s' if new_lines != 1 else ''}"
         return f"Edited '{shown}': {span} {what} (now {count} lines)"
 
-    def delete_file(self, path: str) -> str:
+    def _delete_file(self, path: str) -> str:
         parts = self.resolve(path)
         shown = display_path(path)
         with self._parent(path, parts, create=False) as dir_fd:
@@ -185,7 +205,7 @@ class Workspace:
                 raise FileOpError(f"File '{shown}' not found", not_found=True) from None
         return f"Deleted '{shown}'"
 
-    def read_file(self, path: str, max_chars: int = DEFAULT_READ_CHARS) -> FileContents:
+    def _read_file(self, path: str, max_chars: int = DEFAULT_READ_CHARS) -> FileContents:
         """READ_FILE: the text (capped at ``max_chars``) or a binary notice."""
         parts = self.resolve(path)
         shown = display_path(path)
@@ -255,6 +275,17 @@ class Workspace:
 
 
 # ---------------------------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _as_file_error(path: str, verb: str) -> Iterator[None]:
+    """Any other OS error (a folder removed or swapped meanwhile, no space, no permission) as a FAILED result."""
+    try:
+        yield
+    except FileOpError:
+        raise
+    except OSError as exc:
+        raise FileOpError(f"Cannot {verb} '{display_path(path)}': {exc.strerror or exc}") from None
 
 
 def _encode(path: str, content: str) -> bytes:
