@@ -212,12 +212,28 @@ async def session(
     assert isinstance(client, RecordingClient)
     if settings is not None:
         client.set_configuration(settings)
+    done = False
     try:
         await initialize(client, profile, root, init_options, capabilities)
         yield client
         await client.shutdown_session()
+        done = True
     finally:
-        await client.stop()
+        await stop_server(client, graceful=done)
+
+
+async def stop_server(client: LanguageClient, graceful: bool) -> None:
+    """Stop the client; after a failed test, end the server by closing its stdin (it must exit on EOF), killing
+    it only if it does not."""
+    server = client._server
+    if not graceful and server is not None and server.returncode is None:
+        if server.stdin is not None:
+            server.stdin.close()
+        try:
+            await asyncio.wait_for(server.wait(), 10)
+        except asyncio.TimeoutError:
+            server.kill()
+    await client.stop()
 
 
 def expect_range(client: RecordingClient, lines: Sequence[str], line: int, start: int, end: int) -> types.Range:

@@ -119,16 +119,21 @@ class DiagnosticsFeature:
             )
 
             @self.server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, options)
-            def on_pull(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+            async def on_pull(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+                if not self.server.settings.ready:
+                    await self.server.settings.wait_ready()
                 return self._on_pull(params)
 
     def _on_open(self, doc: Document) -> None:
-        if self.push:
+        if self.push or self._is_config(doc):
             self.schedule(doc.uri)
 
     def _on_change(self, doc: Document) -> None:
-        if self.push:
+        if self.push or self._is_config(doc):
             self.schedule(doc.uri)
+
+    def _is_config(self, doc: Document) -> bool:
+        return doc.language is None and self.server.settings.is_config_file(doc.path)
 
     def _on_close(self, uri: str) -> None:
         key = DocumentStore.key(uri)
@@ -154,7 +159,13 @@ class DiagnosticsFeature:
     def schedule(self, uri: str) -> None:
         """Publish the diagnostics of ``uri`` soon (once, however many changes arrive before then)."""
         self._scheduled[DocumentStore.key(uri)] = None
-        if self._flush_handle is None:
+        if not self.server.settings.ready:
+            self.server.settings.when_ready(self._flush_soon)
+            return
+        self._flush_soon()
+
+    def _flush_soon(self) -> None:
+        if self._flush_handle is None and self._scheduled:
             try:
                 loop = asyncio.get_running_loop()
             except RuntimeError:
@@ -177,6 +188,15 @@ class DiagnosticsFeature:
         doc = self.server.documents.get(key)
         if doc is None:
             return
+        if doc.language is None:
+            if not self._is_config(doc) or self.server.protocol.writer is None:
+                return  # not one of ours: publish nothing rather than an empty list
+            self.server.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=doc.uri, version=doc.version, diagnostics=self.server.settings.open_config_diagnostics(doc)
+                )
+            )
+            return
         snap = self.server.analyses.get(doc.uri)
         if snap is None:
             diagnostics: list[types.Diagnostic] = []
@@ -196,7 +216,9 @@ class DiagnosticsFeature:
         uri = params.text_document.uri
         snap = self.server.analyses.get(uri)
         if snap is None:
-            return types.RelatedFullDocumentDiagnosticReport(items=[], result_id=None)
+            doc = self.server.documents.get(uri)
+            items = self.server.settings.open_config_diagnostics(doc) if doc and self._is_config(doc) else []
+            return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=None)
         result_id = str(snap.serial)
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)

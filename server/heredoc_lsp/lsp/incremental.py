@@ -180,7 +180,7 @@ def reparse_window(
         suffix_starts = [x + delta for x in suffix_starts]
     k_prefix = bisect_left(old_starts, resume)
     prefix_diags = old_diags[: _diag_line_bisect(old_diags, resume)]
-    rows = old_rows[:k_prefix] + scan._rows + suffix_rows
+    rows = tuple(old_rows[:k_prefix]) + tuple(scan._rows) + tuple(suffix_rows)
     starts = old_starts[:k_prefix] + _starts(scan) + suffix_starts
     diagnostics = prefix_diags + scan.diagnostics + tuple(suffix_diags)
     lookahead = tuple(x for x in old._lookahead if x < resume) + scan._lookahead + suffix_lookahead

@@ -244,8 +244,16 @@ def build_server() -> HeredocLanguageServer:
         try:
             module = importlib.import_module(f"heredoc_lsp.lsp.{name}")
         except ModuleNotFoundError as exc:
-            if exc.name != f"heredoc_lsp.lsp.{name}":
-                raise
+            if exc.name == f"heredoc_lsp.lsp.{name}":
+                continue
+            log.exception("feature module %s cannot be loaded; the server runs without it", name)
             continue
-        module.register(server)
+        except Exception:
+            # A broken feature must not take diagnostics down with it.
+            log.exception("feature module %s cannot be loaded; the server runs without it", name)
+            continue
+        try:
+            module.register(server)
+        except Exception:
+            log.exception("feature module %s failed to register; the server runs without it", name)
     return server

@@ -51,6 +51,8 @@ DIAGNOSTIC_MODES: tuple[str, ...] = ("auto", "push", "both")
 SERVER_KEYS: tuple[str, ...] = ("diagnosticMode",)
 POLL_SECONDS = 2.0
 WATCHER_ID = "heredoc-lsp-config-files"
+# How long the first analyses wait for the client's workspace/configuration answer.
+SETTINGS_WAIT_SECONDS = 2.0
 
 _Signature = tuple[tuple[str, int, int], ...]
 
@@ -112,6 +114,10 @@ class SettingsManager:
         self._signature: _Signature = ()
         self._poll_task: asyncio.Task[None] | None = None
         self._reported_settings: tuple[str, ...] = ()
+        # Set once the client's settings are known (or it has none to give): the first diagnostics wait for it,
+        # so a document is not checked once with the wrong settings and again a moment later.
+        self._ready = False
+        self._when_ready: list[Any] = []
 
     # -- wiring ------------------------------------------------------------------------------------------------
     def register(self) -> None:
@@ -119,6 +125,7 @@ class SettingsManager:
         server.hooks.initialize.append(self._on_initialize)
         server.hooks.initialized.append(self._on_initialized)
         server.hooks.shutdown.append(self._stop_polling)
+        server.hooks.saved.append(self._on_saved)
 
         @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
         def on_did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
@@ -143,15 +150,58 @@ class SettingsManager:
             else:
                 log.warning("heredocLsp.diagnosticMode: expected one of %s, got %r", ", ".join(DIAGNOSTIC_MODES), mode)
 
+    # -- readiness -------------------------------------------------------------------------------------------
+    @property
+    def ready(self) -> bool:
+        return self._ready
+
+    def when_ready(self, callback: Any) -> None:
+        """Run ``callback()`` once the client's settings are known (now, if they are)."""
+        if self._ready:
+            callback()
+        else:
+            self._when_ready.append(callback)
+
+    async def wait_ready(self) -> None:
+        if self._ready:
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def release() -> None:
+            if not done.done():
+                done.set_result(None)
+
+        self._when_ready.append(release)
+        await done
+
+    def _set_ready(self) -> None:
+        if self._ready:
+            return
+        self._ready = True
+        callbacks, self._when_ready = self._when_ready, []
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:
+                log.exception("settings-ready callback failed")
+
     def _on_initialized(self) -> None:
         if self._client_has_configuration():
-            self._spawn(self._fetch_client_settings())
+            self._spawn(self._fetch_client_settings(initial=True))
+            with contextlib.suppress(RuntimeError):
+                asyncio.get_running_loop().call_later(SETTINGS_WAIT_SECONDS, self._set_ready)
+        else:
+            self._set_ready()
         caps = self.server.client_capabilities
         if get_capability(caps, "workspace.did_change_watched_files.dynamic_registration", False):
             self._spawn(self._register_watchers())
         self._signature = _stat_signature(self._watched_paths())
         with contextlib.suppress(RuntimeError):  # no running loop (unit tests drive the manager directly)
             self._poll_task = asyncio.get_running_loop().create_task(self._poll())
+
+    def _on_saved(self, uri: str) -> None:
+        if self.is_config_file(uri_to_path(uri)):
+            self.invalidate_files()
 
     def _client_has_configuration(self) -> bool:
         return bool(get_capability(self.server.client_capabilities, "workspace.configuration", False))
@@ -162,16 +212,25 @@ class SettingsManager:
         except RuntimeError:
             coro.close()
 
-    async def _fetch_client_settings(self) -> None:
+    async def _fetch_client_settings(self, initial: bool = False) -> None:
         try:
             answer = await self.server.workspace_configuration_async(
                 types.ConfigurationParams(items=[types.ConfigurationItem(section=SETTINGS_SECTION)])
             )
         except Exception as exc:
             log.warning("workspace/configuration failed: %s", exc)
+            self._set_ready()
             return
         first = answer[0] if answer else None
-        self._set_client_settings(unwrap(first) if first is not None else {})
+        settings = unwrap(first) if first is not None else {}
+        if initial and not self._ready:
+            # Nothing was checked yet: take the settings without announcing a change.
+            self.client_settings = settings
+            self.generation += 1
+            self._effective.clear()
+            self._set_ready()
+        else:
+            self._set_client_settings(settings)
 
     async def _register_watchers(self) -> None:
         watchers = [
@@ -281,30 +340,17 @@ class SettingsManager:
             return
         diagnostics: list[types.Diagnostic] = []
         if error is not None:
+            from heredoc_lsp.analysis.config_file import error_diagnostics
+            from heredoc_lsp.lsp.diagnostics import to_lsp
+            from heredoc_lsp.syntax.text import decode_bytes, split_lines
+
             try:
-                from heredoc_lsp.syntax.text import decode_bytes, split_lines
-
-                lines = split_lines(decode_bytes(path.read_bytes()).text)
+                text = decode_bytes(path.read_bytes()).text
             except OSError:
-                lines = []
+                text = ""
+            lines = split_lines(text)
             codec = self.server.position_codec
-            from heredoc_lsp.lsp.positions import to_client
-
-            for problem in error.problems:
-                line = max(problem.line - 1, 0)
-                text = lines[line] if line < len(lines) else ""
-                col = max(problem.column - 1, 0)
-                start = to_client(codec, lines, line, col) if line < len(lines) else types.Position(line, 0)
-                end = to_client(codec, lines, line, len(text)) if line < len(lines) else types.Position(line, 0)
-                diagnostics.append(
-                    types.Diagnostic(
-                        range=types.Range(start=start, end=end),
-                        message=problem.message,
-                        severity=types.DiagnosticSeverity.Error,
-                        code="invalid_config",
-                        source="heredoc-lsp",
-                    )
-                )
+            diagnostics = [to_lsp(uri, lines, codec, d) for d in error_diagnostics(text, error)]
             self._published_config_uris.add(uri)
         else:
             self._published_config_uris.discard(uri)
@@ -312,6 +358,20 @@ class SettingsManager:
             self.server.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
             )
+
+    def is_config_file(self, path: str | None) -> bool:
+        return path is not None and Path(path).name in (CONFIG_FILE_NAME, PYPROJECT_FILE_NAME)
+
+    def open_config_diagnostics(self, doc: Document) -> list[types.Diagnostic]:
+        """The problems of a config file open in the editor, from its current (maybe unsaved) text. The config in
+        use stays the saved file's until it is saved."""
+        from heredoc_lsp.analysis.config_file import config_diagnostics
+        from heredoc_lsp.lsp.diagnostics import to_lsp
+
+        assert doc.path is not None
+        text = doc.text()
+        codec = self.server.position_codec
+        return [to_lsp(doc.uri, doc.lines, codec, d) for d in config_diagnostics(text, Path(doc.path))]
 
     # -- watching ----------------------------------------------------------------------------------------------
     def _watched_paths(self) -> list[Path]:

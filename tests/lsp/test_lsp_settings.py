@@ -1,0 +1,167 @@
+"""Settings from initializationOptions and workspace/configuration, the watched heredoc-lsp.toml, a broken config,
+and the diagnostic modes; each with a server of its own, for every client profile."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from lsp_harness import PROFILES, RecordingClient, capabilities_for, session
+from lsprotocol import types
+
+PROFILE_NAMES = list(PROFILES)
+SCRIPT = "tool x é😀 <<EOF\n---B---\nb é😀\nEOF\n"
+SCHEMA = {"commands": {"tool x": {"params": ["A"], "required": ["A"]}}}
+TOML = '[commands."tool x"]\nparams = ["A", "B"]\nrequired = ["B"]\n'
+
+
+async def codes(client: RecordingClient, uri: str) -> list[str]:
+    return sorted(d.code for d in await client.diagnostics_of(uri))
+
+
+async def until(check: Callable[[], object], timeout: float = 8.0) -> None:
+    """Wait until ``await check()`` is truthy."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        if await check():  # type: ignore[misc]
+            return
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.1)
+
+
+async def recheck(client: RecordingClient, uri: str, before: int) -> list[str]:
+    """The diagnostics after a configuration change (a new push, or the next pull)."""
+    if client.pulls:
+        return await codes(client, uri)
+    return sorted(d.code for d in await client.wait_publish(uri, None, after=before))
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+async def test_initialization_options(tmp_path: Path, profile: str) -> None:
+    async with session(profile, tmp_path, init_options={"heredocLsp": SCHEMA}) as client:
+        uri = client.open(SCRIPT)
+        assert await codes(client, uri) == ["missing", "unknown"]
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+async def test_workspace_configuration_applies_from_the_first_check(tmp_path: Path, profile: str) -> None:
+    async with session(profile, tmp_path, settings={"heredocLsp": SCHEMA}) as client:
+        uri = client.open(SCRIPT)
+        assert await codes(client, uri) == ["missing", "unknown"]
+        if not client.pulls:
+            # Checked once, with the client's settings: no first publish made with the defaults.
+            assert [p.version for p in client.publishes if p.uri == uri] == [1]
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+async def test_did_change_configuration_rechecks(tmp_path: Path, profile: str) -> None:
+    async with session(profile, tmp_path) as client:
+        uri = client.open(SCRIPT)
+        assert await codes(client, uri) == []
+        before = len(client.publishes)
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"heredocLsp": SCHEMA}))
+        assert await recheck(client, uri, before) == ["missing", "unknown"]
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+async def test_editing_the_config_file_rechecks(tmp_path: Path, profile: str) -> None:
+    async with session(profile, tmp_path) as client:
+        uri = client.open(SCRIPT)
+        assert await codes(client, uri) == []
+        before = len(client.publishes)
+        config = tmp_path / "heredoc-lsp.toml"
+        config.write_text(TOML, encoding="utf-8")
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Created)]
+            )
+        )
+        assert await recheck(client, uri, before) == []  # B allowed now, and present
+        before = len(client.publishes)
+        config.write_text(TOML.replace('required = ["B"]', 'required = ["A", "B"]'), encoding="utf-8")
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)]
+            )
+        )
+        assert await recheck(client, uri, before) == ["missing"]
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+async def test_config_file_changes_are_noticed_without_notifications(tmp_path: Path, profile: str) -> None:
+    async with session(profile, tmp_path) as client:
+        uri = client.open(SCRIPT)
+        assert await codes(client, uri) == []
+        (tmp_path / "heredoc-lsp.toml").write_text('[commands."tool x"]\nparams = ["A"]\nrequired = ["A"]\n')
+
+        async def changed() -> bool:
+            if client.pulls:
+                return await codes(client, uri) == ["missing", "unknown"]
+            return bool(client.diagnostics.get(uri)) and sorted(d.code for d in client.diagnostics[uri]) == [
+                "missing",
+                "unknown",
+            ]
+
+        await until(changed)
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+async def test_broken_config_is_reported_on_the_file(tmp_path: Path, profile: str) -> None:
+    config = tmp_path / "heredoc-lsp.toml"
+    config.write_text('[executor]\ntimeout_s = "soon"\n', encoding="utf-8")
+    async with session(profile, tmp_path) as client:
+        uri = client.open(SCRIPT)
+        assert await codes(client, uri) == []  # the defaults apply
+        problems = await client.wait_publish(config.as_uri(), None)
+        assert [(d.code, d.range.start.line) for d in problems] == [("config_error", 1)]
+        assert "timeout_s" in problems[0].message
+        assert any("using the defaults" in m.message for m in client.log_messages)
+        before = len(client.publishes)
+        config.write_text("[executor]\ntimeout_s = 5\n", encoding="utf-8")
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)]
+            )
+        )
+        assert await client.wait_publish(config.as_uri(), None, after=before) == []
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+@pytest.mark.parametrize("mode", ["auto", "push", "both"])
+async def test_diagnostic_modes(tmp_path: Path, profile: str, mode: str) -> None:
+    caps = capabilities_for(profile)
+    client_pulls = caps.text_document is not None and caps.text_document.diagnostic is not None
+    async with session(profile, tmp_path, init_options={"diagnosticMode": mode}) as client:
+        offers_pull = client.pulls
+        assert offers_pull == (client_pulls and mode != "push")
+        uri = client.open("é😀 <<EOF\n")
+        if offers_pull:
+            assert await codes(client, uri) == ["unclosed_heredoc"]
+        pushes = mode in ("push", "both") or not client_pulls
+        if pushes:
+            assert [d.code for d in await client.wait_publish(uri, 1)] == ["unclosed_heredoc"]
+        else:
+            await client.text_document_code_action_async(
+                types.CodeActionParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri),
+                    range=types.Range(start=types.Position(0, 0), end=types.Position(0, 0)),
+                    context=types.CodeActionContext(diagnostics=[]),
+                )
+            )
+            assert [p for p in client.publishes if p.uri == uri] == []
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+async def test_invalid_settings_are_logged_not_fatal(tmp_path: Path, profile: str) -> None:
+    options = {"heredocLsp": {"executor": {"timeoutS": "never"}, "diagnosticMode": "sometimes"}}
+    async with session(profile, tmp_path, init_options=options) as client:
+        uri = client.open("é😀 <<EOF\n")
+        assert await codes(client, uri) == ["unclosed_heredoc"]
+        messages = [m.message for m in client.log_messages]
+        assert any("diagnosticMode" in m for m in messages), messages
+        assert any("timeoutS" in m or "timeout" in m for m in messages), messages
+        assert client.messages == []  # never a pop-up
