@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 
 import {
   checkVersion,
@@ -164,6 +164,8 @@ describe('checkVersion', () => {
 
 describe('probePython and findOnPath (real processes and files)', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'heredoc-lsp-py-'));
+  const cleanup: string[] = [dir];
+  after(() => cleanup.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
   const write = (name: string, body: string, mode = 0o755) => {
     const file = path.join(dir, name);
     fs.writeFileSync(file, body, { mode });
@@ -199,6 +201,7 @@ describe('probePython and findOnPath (real processes and files)', () => {
     const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'heredoc-lsp-bin-'));
     fs.mkdirSync(path.join(bin, 'python3'));
     const other = fs.mkdtempSync(path.join(os.tmpdir(), 'heredoc-lsp-bin2-'));
+    cleanup.push(bin, other);
     fs.writeFileSync(path.join(other, 'python3'), '#!/bin/sh\n', { mode: 0o755 });
     fs.writeFileSync(path.join(other, 'python'), 'not executable', { mode: 0o644 });
     assert.equal(findOnPath('python3', [bin, other].join(path.delimiter)), path.join(other, 'python3'));

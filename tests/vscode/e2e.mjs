@@ -228,6 +228,8 @@ class Session {
     }, 'code-server /healthz', 60000, 250);
     this.context = await chromium.launchPersistentContext(path.join(this.tmp, `chromium-${port}`), {
       executablePath: CHROMIUM,
+      // Chromium keeps its crash database under $XDG_CONFIG_HOME (else ~/.config): keep it in the temporary tree.
+      env: { ...this.env, HOME: path.join(this.tmp, 'home') },
       headless: true,
       viewport: { width: 1400, height: 860 },
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
