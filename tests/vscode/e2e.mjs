@@ -8,6 +8,8 @@
 // a free port in its own process group, opens the workspace in Chromium and checks, one by one:
 //   diagnostics  an unclosed heredoc shows a red squiggle, and the Problems panel lists the server's message
 //   grammar      the heredoc marker carries the grammar's scope (token inspector) and the theme's keyword colour
+//   languages    inbox/reply.txt is Agent Inbox with its RUN_COMMAND body in VS Code's shell grammar; the outbox file
+//                is Agent Outbox with its section marker scoped
 //   run-lens     the "▶ Run" lens is shown; clicking it, then "Run" in the confirmation, shows the result in the lens
 //   quick-fix    the "Switch to UUID-prefixed delimiters" quick fix rewrites the delimiters (in the editor and on disk)
 //   restricted-mode  a second code-server with workspace trust on opens an untrusted copy of the workspace:
@@ -68,6 +70,15 @@ function writeWorkspace(dir) {
   fs.writeFileSync(
     path.join(dir, 'params.cli'),
     'tracker note <<EOF\n---TITLE---\nFirst title\n---BODY---\nThe body quotes a delimiter:\n---TITLE---\nEOF\n',
+  );
+  // Found by their folder and name patterns (**/inbox/*.txt, **/outbox/*_seqNNNN.txt), not by extension.
+  fs.mkdirSync(path.join(dir, 'inbox'));
+  fs.writeFileSync(path.join(dir, 'inbox', 'reply.txt'), 'Checking the tests.\n[RUN_COMMAND]\necho "$HOME"\n[/RUN_COMMAND]\n');
+  fs.mkdirSync(path.join(dir, 'outbox'));
+  fs.writeFileSync(
+    path.join(dir, 'outbox', '5f3a9c1e_seq0002.txt'),
+    '=== HEADER ===\nSession: 5f3a9c1e\nSequence: 2\nTask: test\n\n=== PROTOCOL ===\nrules\n\n=== CONTEXT ===\n' +
+      "## Previous Command Results\n[OK] RUN_COMMAND: Ran 'pytest' (exit code 0)\n\n=== PROMPT ===\nContinue.\n",
   );
 }
 
@@ -172,6 +183,25 @@ async function openFile(page, name) {
   await row.first().dblclick();
   await page.locator(`.tab.active[aria-label*="${name}"]`).first().waitFor({ timeout: 10000 });
   await page.locator('.monaco-editor .view-lines').first().waitFor({ timeout: 10000 });
+}
+
+/** Open `folder/name` from the Explorer, expanding the folder first. */
+async function openNested(page, folder, name) {
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: name });
+  if ((await row.count()) === 0) {
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: folder }).first().click();
+  }
+  await openFile(page, name);
+}
+
+/** The textmate scopes and language the token inspector shows at line:column. */
+async function inspectToken(page, line, column) {
+  await goToLine(page, line, column);
+  await runCommand(page, 'Developer: Inspect Editor Tokens and Scopes');
+  const widget = page.locator('.token-inspect-widget');
+  await widget.waitFor({ timeout: 10000 });
+  // innerText keeps the widget's rows apart: one scope or field per line.
+  return widget.innerText();
 }
 
 /** Move the cursor of the active editor (quick open's `:line:column`). */
@@ -353,6 +383,34 @@ async function main() {
       await run.shot('grammar-inspector');
       await page.keyboard.press('Escape');
       return `marker ${colours.marker} (keyword.control.heredoc-token.cli-script), command ${colours.command}`;
+    });
+
+    await run.check('languages', async () => {
+      // inbox/reply.txt is an agent-inbox file; the RUN_COMMAND body is handed to VS Code's own shell grammar.
+      await openNested(page, 'inbox', 'reply.txt');
+      await page.locator('.statusbar-item', { hasText: 'Agent Inbox' }).first().waitFor({ timeout: 10000 });
+      const tag = await inspectToken(page, 2, 3);
+      await page.keyboard.press('Escape');
+      if (!tag.includes('entity.name.tag.agent-inbox')) {
+        throw new Error(`[RUN_COMMAND] tag: ${tag}`);
+      }
+      const body = await inspectToken(page, 3, 2);
+      await run.shot('languages-inbox');
+      await page.keyboard.press('Escape');
+      const bodyLines = body.split('\n').map((l) => l.trim());
+      const shellScope = bodyLines.find((l) => /^[a-z.-]+\.shell$/.test(l));
+      if (!/language\s*shellscript/.test(body) || !bodyLines.includes('meta.embedded.block.shellscript') || !shellScope) {
+        throw new Error(`RUN_COMMAND body: ${body}`);
+      }
+      // outbox/<id>_seq0002.txt is an agent-outbox file.
+      await openNested(page, 'outbox', '5f3a9c1e_seq0002.txt');
+      await page.locator('.statusbar-item', { hasText: 'Agent Outbox' }).first().waitFor({ timeout: 10000 });
+      const marker = await inspectToken(page, 1, 6);
+      await page.keyboard.press('Escape');
+      if (!marker.includes('entity.name.section.agent-outbox')) {
+        throw new Error(`=== HEADER ===: ${marker}`);
+      }
+      return `inbox/reply.txt: Agent Inbox, RUN_COMMAND body in shellscript (${shellScope}); outbox: Agent Outbox, section marker scoped`;
     });
 
     await run.check('run-lens', async () => {
