@@ -139,8 +139,9 @@ class DiagnosticsFeature:
         key = DocumentStore.key(uri)
         self._scheduled.pop(key, None)
         self._cache.pop(key, None)
-        if self.push and self.server.protocol.writer is not None:
-            self.published_versions.pop(key, None)
+        # Clear what was pushed for it (nothing to clear for a document never published, or never opened).
+        if key in self.published_versions and self.server.protocol.writer is not None:
+            del self.published_versions[key]
             self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def _on_config_changed(self) -> None:
@@ -191,6 +192,7 @@ class DiagnosticsFeature:
         if doc.language is None:
             if not self._is_config(doc) or self.server.protocol.writer is None:
                 return  # not one of ours: publish nothing rather than an empty list
+            self.published_versions[key] = doc.version
             self.server.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
                     uri=doc.uri, version=doc.version, diagnostics=self.server.settings.open_config_diagnostics(doc)
@@ -205,6 +207,8 @@ class DiagnosticsFeature:
         else:
             diagnostics = self.lsp_diagnostics(snap, related=self._related_push, data=self._data_push)
         if self.server.protocol.writer is None:
+            return
+        if not diagnostics and key not in self.published_versions and not self.push:
             return
         self.published_versions[key] = doc.version
         self.server.text_document_publish_diagnostics(
