@@ -54,6 +54,16 @@ def _position_json(codec: PositionCodec, lines: Sequence[str], line: int, col: i
 
 def range_json(codec: PositionCodec, lines: Sequence[str], span: Span) -> dict[str, dict[str, int]]:
     """An LSP range as JSON, in the client's encoding (like positions.span_to_range, without lsprotocol objects)."""
+    line = span.start_line
+    if line == span.end_line and line < len(lines):
+        text = lines[line]
+        if text.isascii():  # the common case, without calls: one line, columns are code units already
+            n = len(text)
+            start, end = span.start_col, span.end_col
+            return {
+                "start": {"line": line, "character": start if start <= n else n},
+                "end": {"line": line, "character": end if end <= n else n},
+            }
     return {
         "start": _position_json(codec, lines, span.start_line, span.start_col),
         "end": _position_json(codec, lines, span.end_line, span.end_col),
