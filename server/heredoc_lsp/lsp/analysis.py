@@ -16,15 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from heredoc_lsp.analysis.core import Analysis, default_workspace
-from heredoc_lsp.analysis.suppress import apply_suppressions, find_suppressions
-from heredoc_lsp.config import Config
 from heredoc_lsp.languages import Language
 from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit
-from heredoc_lsp.syntax.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
+    # The analysis core and the parsers load on the first check, not at start-up (initialize answers sooner).
+    from heredoc_lsp.analysis.core import Analysis
+    from heredoc_lsp.config import Config
     from heredoc_lsp.lsp.server import HeredocLanguageServer
+    from heredoc_lsp.syntax.diagnostics import Diagnostic
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,9 @@ def finish(
     has_directive: bool,
 ) -> Analysis:
     """Apply suppressions and build the core's Analysis (what ``analysis.core.analyze`` does after parsing)."""
+    from heredoc_lsp.analysis.core import Analysis
+    from heredoc_lsp.analysis.suppress import apply_suppressions, find_suppressions
+
     kept: list[Diagnostic] = found
     suppressed: list[Diagnostic] = []
     if found and has_directive:
@@ -161,6 +164,8 @@ class Analyses:
         return self._snapshots.get(DocumentStore.key(uri))
 
     def workspace_for(self, doc: Document, config: Config) -> Path | None:
+        from heredoc_lsp.analysis.core import default_workspace
+
         root = self.server.settings.workspace_root_for(doc.path)
         if root is None and doc.path is not None and doc.language is Language.INBOX:
             root = default_workspace(Path(doc.path), config)

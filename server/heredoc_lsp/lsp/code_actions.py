@@ -17,20 +17,20 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from heredoc_lsp.fixes import Fix, FixContext, Source, fixes_for
-from heredoc_lsp.lsp.analysis import Snapshot
 from heredoc_lsp.lsp.diagnostics import to_lsp
 from heredoc_lsp.lsp.positions import range_to_span, span_to_range
-from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
 
 if TYPE_CHECKING:
+    from heredoc_lsp.fixes import Fix
+    from heredoc_lsp.lsp.analysis import Snapshot
     from heredoc_lsp.lsp.server import HeredocLanguageServer
+    from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
 
 log = logging.getLogger(__name__)
 
 QUICKFIX = types.CodeActionKind.QuickFix
 
-CodeActionProvider = Callable[[types.CodeActionParams, Snapshot], Sequence[types.CodeAction | types.Command]]
+CodeActionProvider = Callable[[types.CodeActionParams, "Snapshot"], Sequence["types.CodeAction | types.Command"]]
 
 
 def _wants_quickfix(only: list[str] | None) -> bool:
@@ -75,6 +75,8 @@ class CodeActions:
         return bool(get_capability(self.server.client_capabilities, "workspace.workspace_edit.document_changes", False))
 
     def actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        from heredoc_lsp.fixes import FixContext, Source, fixes_for
+
         if not _wants_quickfix(list(params.context.only or [])):
             return []
         snap = self.server.analyses.get(params.text_document.uri)

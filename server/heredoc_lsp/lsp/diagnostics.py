@@ -23,15 +23,15 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from heredoc_lsp.lsp.analysis import Snapshot
 from heredoc_lsp.lsp.documents import Document, DocumentStore
 from heredoc_lsp.lsp.positions import span_to_range
-from heredoc_lsp.syntax.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
     from pygls.workspace import PositionCodec
 
+    from heredoc_lsp.lsp.analysis import Snapshot
     from heredoc_lsp.lsp.server import HeredocLanguageServer
+    from heredoc_lsp.syntax.diagnostics import Diagnostic
 
 log = logging.getLogger(__name__)
 
