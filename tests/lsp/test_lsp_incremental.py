@@ -104,3 +104,8 @@ def test_directive_lines_follow_edits() -> None:
     edit = doc.replace_range((0, 0), (0, 0), "new\n", 2)
     found = incremental.update_directive_lines(found, doc.lines, edit)
     assert found == (2,) == incremental.directive_lines(doc.lines)
+
+
+@given(st.lists(st.sampled_from(["", "x", "# heredoc-lsp: disable=a", "heredoc-lsp heredoc-lsp", "é😀"]), max_size=30))
+def test_directive_lines_match_a_line_by_line_scan(lines: list[str]) -> None:
+    assert incremental.directive_lines(lines) == tuple(i for i, line in enumerate(lines) if "heredoc-lsp" in line)

@@ -105,10 +105,15 @@ def finish(
 
 
 def analyze_lines(
-    language: Language, lines: Sequence[str], config: Config, newline: str, workspace: Path | None
+    language: Language,
+    lines: Sequence[str],
+    config: Config,
+    newline: str,
+    workspace: Path | None,
+    maybe_directives: bool = True,
 ) -> tuple[Analysis, tuple[int, ...]]:
     """The core analysis of already split lines (``analysis.core.analyze`` without joining and re-splitting), and
-    the lines that may hold suppression directives."""
+    the lines that may hold suppression directives (``maybe_directives=False``: known to have none)."""
     from heredoc_lsp.lsp.incremental import directive_lines
 
     lines = tuple(lines)
@@ -135,7 +140,7 @@ def analyze_lines(
 
         tree = parse_params(lines, None)
     found.extend(tree.diagnostics)
-    directives = directive_lines(lines)
+    directives = directive_lines(lines) if maybe_directives else ()
     return finish(language, lines, tree, found, newline, workspace, bool(directives)), directives
 
 
@@ -198,7 +203,9 @@ class Analyses:
             if result is not None:
                 self.incremental_parses += 1
         if result is None:
-            result = analyze_lines(doc.language, doc.lines, config, _newline_of(doc), workspace)
+            # Fresh from didOpen (or a full replacement), the document knows whether its text mentions directives.
+            hint = doc.maybe_directives if doc.revision == 0 else True
+            result = analyze_lines(doc.language, doc.lines, config, _newline_of(doc), workspace, hint)
             self.full_parses += 1
         analysis, directives = result
         snap = Snapshot(

@@ -85,7 +85,18 @@ def uri_to_path(uri: str) -> str | None:
 class Document:
     """One open document: its lines, their terminators, version and language."""
 
-    __slots__ = ("_text", "endings", "language", "language_id", "lines", "path", "revision", "uri", "version")
+    __slots__ = (
+        "_text",
+        "endings",
+        "language",
+        "language_id",
+        "lines",
+        "maybe_directives",
+        "path",
+        "revision",
+        "uri",
+        "version",
+    )
 
     def __init__(self, uri: str, text: str, version: int | None, language_id: str | None) -> None:
         self.uri = uri
@@ -94,6 +105,9 @@ class Document:
         self.language: Language | None = detect_language(self.language_id, self.path or urlparse(uri).path)
         self.version = version
         self.lines, self.endings = split_with_endings(text)
+        # Whether the text as opened may hold a suppression directive: one C-level search now saves a scan of
+        # every line at the first check. Only meaningful while revision == 0.
+        self.maybe_directives = "heredoc-lsp" in text
         # Not kept: the text is rebuilt on demand, so a huge document is not held twice.
         self._text: str | None = None
         # Counts changes (versions come from the client and are not trusted to change).
@@ -138,6 +152,7 @@ class Document:
     def replace_all(self, text: str, version: int | None) -> LineEdit:
         old = len(self.lines)
         self.lines, self.endings = split_with_endings(text)
+        self.maybe_directives = "heredoc-lsp" in text
         self._text = None
         self.version = version
         self.revision += 1

@@ -129,4 +129,7 @@ class HeredocProtocol(LanguageServerProtocol):
     def handle_message(self, message: Any) -> None:
         if isinstance(message, _Answered):
             return
+        if not hasattr(message, "jsonrpc"):
+            log.warning("ignoring a message that is not JSON-RPC 2.0: %.200r", message)
+            return
         super().handle_message(message)

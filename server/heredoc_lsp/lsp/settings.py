@@ -110,6 +110,8 @@ class SettingsManager:
         self._loaded: dict[Path, _LoadedConfig] = {}
         self._resolved: dict[tuple[str, str], Path | None] = {}
         self._effective: dict[Path | None, Config] = {}
+        self._by_document: dict[str | None, tuple[int, Config]] = {}  # path -> (generation, config)
+        self._roots: dict[str | None, Path | None] = {}
         self._published_config_uris: set[str] = set()
         self._signature: _Signature = ()
         self._poll_task: asyncio.Task[None] | None = None
@@ -134,6 +136,13 @@ class SettingsManager:
                 self._set_client_settings(unwrap(pushed))
             elif self._client_has_configuration():
                 self._spawn(self._fetch_client_settings())
+
+        @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+        def on_did_change_workspace_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
+            # pygls has updated its folders already; roots and configs are looked up again.
+            self._roots.clear()
+            self._resolved.clear()
+            self._changed()
 
         @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
         def on_did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
@@ -264,6 +273,7 @@ class SettingsManager:
     def _changed(self) -> None:
         self.generation += 1
         self._effective.clear()
+        self._by_document.clear()
         self.server.run_hooks(self.server.hooks.config_changed)
 
     # -- configuration per document ----------------------------------------------------------------------------
@@ -282,9 +292,16 @@ class SettingsManager:
         return roots
 
     def workspace_root_for(self, path: str | None) -> Path | None:
-        """The innermost workspace folder holding ``path``, else None."""
+        """The innermost workspace folder holding ``path``, else None (cached until the folders change)."""
         if path is None:
             return None
+        if path in self._roots:
+            return self._roots[path]
+        root = self._innermost_root(path)
+        self._roots[path] = root
+        return root
+
+    def _innermost_root(self, path: str) -> Path | None:
         best: Path | None = None
         target = Path(path)
         for root in self.workspace_roots():
@@ -309,6 +326,14 @@ class SettingsManager:
 
     def config_for(self, doc: Document) -> Config:
         """The configuration that applies to ``doc`` with the editor settings on top."""
+        known = self._by_document.get(doc.path)
+        if known is not None and known[0] == self.generation:
+            return known[1]
+        config = self._config_for(doc)
+        self._by_document[doc.path] = (self.generation, config)
+        return config
+
+    def _config_for(self, doc: Document) -> Config:
         path = self.config_path_for(doc)
         cached = self._effective.get(path)
         if cached is not None:
@@ -389,6 +414,7 @@ class SettingsManager:
         old_errors = {p for p, loaded in self._loaded.items() if loaded.error is not None}
         self._loaded.clear()
         self._resolved.clear()
+        self._by_document.clear()
         self._signature = _stat_signature(self._watched_paths())
         # A config that was broken must have its diagnostics refreshed (or cleared) even if no document uses it.
         for path in old_errors:

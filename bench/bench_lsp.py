@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""Language-server latency, memory and start-up, measured from outside with the shared lsp_latency.py harness.
+
+On the same generated workloads (1k, 10k, 100k lines; the .cli and .sh files have identical content) and in the
+same run, alternating: heredoc-lsp, bash-language-server (npm, installed into bench/peers; shellcheck off, so it
+reports what its parser finds) and, for start-up, a bare pygls server that does nothing (bench/bare_pygls_server.py).
+Writes bench/results/lsp.md and lsp.json.
+
+    .venv/bin/python bench/bench_lsp.py [--runs 3] [--sizes 1000 10000 100000] [--quick]
+
+Environment: LSP_LATENCY (default /work/shared/tools/lsp_latency.py), GEN_WORKLOADS (the generator).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+WORKLOADS = BENCH / "workloads"
+PEERS = BENCH / "peers"
+RESULTS_MD = BENCH / "results" / "lsp.md"
+RESULTS_JSON = BENCH / "results" / "lsp.json"
+LATENCY = Path(os.environ.get("LSP_LATENCY", "/work/shared/tools/lsp_latency.py"))
+GENERATOR = Path(os.environ.get("GEN_WORKLOADS", "/work/shared/tools/gen_workloads.py"))
+PY = sys.executable
+OURS = [PY, "-m", "heredoc_lsp", "lsp"]
+BARE = [PY, str(BENCH / "bare_pygls_server.py")]
+BASH_LS = [str(PEERS / "node_modules" / ".bin" / "bash-language-server"), "start"]
+TARGETS = {1000: 2.0, 10000: 6.0, 100000: 30.0}  # keystroke -> diagnostics median, ms
+OPEN_TARGET_100K = 60.0
+RSS_TARGET_100K = 80.0
+
+
+def name_of(lines: int) -> str:
+    return f"w{lines // 1000}k" if lines % 1000 == 0 else f"w{lines}"
+
+
+def ensure_workloads(sizes: list[int]) -> None:
+    missing = [n for n in sizes if not (WORKLOADS / f"{name_of(n)}.cli").exists()]
+    if missing:
+        if not GENERATOR.exists():
+            sys.exit(f"bench_lsp: workload generator not found: {GENERATOR} (set GEN_WORKLOADS)")
+        cmd = [PY, str(GENERATOR), "--out", str(WORKLOADS), "--lines", *map(str, missing)]
+        subprocess.run(cmd, check=True)
+
+
+def ensure_peers() -> None:
+    if not Path(BASH_LS[0]).exists():
+        lock = (PEERS / "package-lock.json").exists()
+        subprocess.run(
+            ["npm", "ci" if lock else "install", "--no-audit", "--no-fund", "--loglevel=error"], cwd=PEERS, check=True
+        )
+
+
+def measure(server: list[str], file: Path, extra: list[str], label: str) -> dict[str, Any]:
+    """One fresh-server session of lsp_latency.py; its JSON result."""
+    if not LATENCY.exists():
+        sys.exit(f"bench_lsp: harness not found: {LATENCY} (set LSP_LATENCY)")
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as out:
+        out_path = Path(out.name)
+    try:
+        cmd = [PY, str(LATENCY), "--file", str(file), "--runs", "1", "--json", "--out", str(out_path), "--label", label]
+        subprocess.run([*cmd, *extra, "--", *server], check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+        result: dict[str, Any] = json.loads(out_path.read_text())
+    finally:
+        out_path.unlink(missing_ok=True)
+    return result
+
+
+def summary(result: dict[str, Any], key: str, stat: str = "median") -> float | None:
+    value = (result.get("summary") or {}).get(key)
+    if isinstance(value, dict):
+        v = value.get(stat)
+        return float(v) if v is not None else None
+    return None
+
+
+def med(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return round(statistics.median(present), 2) if present else None
+
+
+def fmt(v: float | None, unit: str = "") -> str:
+    return "n/a" if v is None else f"{v:.1f}{unit}" if v >= 10 else f"{v:.2f}{unit}"
+
+
+def ratio(peer: float | None, ours: float | None) -> str:
+    if peer is None or ours is None or ours == 0:
+        return "n/a"
+    return f"{peer / ours:.1f}x"
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    sizes = args.sizes
+    ensure_workloads(sizes)
+    ensure_peers()
+    ours_opts = ["--language-id", "cli-script", "--init-options", '{"diagnosticMode": "both"}', "--pull", "on"]
+    peer_opts = ["--init-options", '{"shellcheckPath": ""}', "--pull", "off"]
+    data: dict[str, Any] = {"sizes": {}, "modes": {}, "startup": {}}
+    for lines in sizes:
+        cli = WORKLOADS / f"{name_of(lines)}.cli"
+        sh = WORKLOADS / f"{name_of(lines)}.sh"
+        edits = ["--edits", str(args.edits)]
+        big = lines >= 100000
+        peer_edits = ["--edits", str(args.peer_edits if big else args.edits), "--timeout", "120", "--burst", "0"]
+        ours_runs, peer_runs = [], []
+        for r in range(args.runs):
+            print(f"[{name_of(lines)}] run {r + 1}/{args.runs}: heredoc-lsp", file=sys.stderr)
+            ours_runs.append(measure(OURS, cli, [*ours_opts, *edits], "heredoc-lsp"))
+            if not args.no_peer:
+                print(f"[{name_of(lines)}] run {r + 1}/{args.runs}: bash-language-server", file=sys.stderr)
+                peer_runs.append(
+                    measure(BASH_LS, sh, [*peer_opts, *peer_edits, "--open-timeout", "600"], "bash-language-server")
+                )
+        data["sizes"][lines] = {"ours": ours_runs, "peer": peer_runs}
+    # Edit modes that change diagnostics or add lines, on the biggest workload (heredoc-lsp only).
+    biggest = max(sizes)
+    for mode in ("marker-toggle", "newline"):
+        cli = WORKLOADS / f"{name_of(biggest)}.cli"
+        runs = [
+            measure(OURS, cli, [*ours_opts, "--edits", str(args.edits), "--edit-mode", mode], f"heredoc-lsp {mode}")
+            for _ in range(args.runs)
+        ]
+        data["modes"][mode] = runs
+    # Start-up against a bare pygls server (same interpreter, same workload), alternating.
+    smallest = WORKLOADS / f"{name_of(min(sizes))}.cli"
+    ours_start, bare_start = [], []
+    for _ in range(max(args.runs, 5)):
+        ours_start.append(measure(OURS, smallest, [*ours_opts, "--edits", "1", "--burst", "0"], "heredoc-lsp start"))
+        bare_start.append(measure(BARE, smallest, ["--edits", "1", "--burst", "0"], "bare pygls start"))
+    data["startup"] = {"ours": ours_start, "bare": bare_start}
+    return data
+
+
+def report(data: dict[str, Any], args: argparse.Namespace) -> str:
+    def runs_med(runs: list[dict[str, Any]], key: str, stat: str = "median") -> float | None:
+        return med([summary(r, key, stat) for r in runs])
+
+    lines_out = [
+        "# Language server: latency, memory, start-up",
+        "",
+        f"Measured by `bench/bench_lsp.py` on {time.strftime('%Y-%m-%d %H:%M')} "
+        f"({platform.machine()}, {os.cpu_count()} CPUs, shared machine; load average at start "
+        f"{data['load_start']}, at end {data['load_end']}), Python {platform.python_version()}, "
+        f"{args.runs} fresh-server runs per cell, alternating servers. Harness: lsp_latency.py (from outside, over "
+        "stdio; per-edit latency = didChange sent -> publishDiagnostics for that version received). Peer: "
+        "bash-language-server 5.8.1 on the byte-identical .sh file, shellcheck off (its own parser only; it has "
+        "full document sync). Ratios are peer / heredoc-lsp: above 1x means heredoc-lsp is faster or smaller.",
+        "",
+        "## Keystroke -> diagnostics, open, memory",
+        "",
+        "| workload | keystroke median (p95), heredoc-lsp | bash-language-server | ratio | target | "
+        "open -> diagnostics | bash-ls | ratio | peak RSS | bash-ls | ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    verdicts = []
+    for lines, cell in data["sizes"].items():
+        ours, peer = cell["ours"], cell["peer"]
+        c, cp95 = runs_med(ours, "c_edit_latency_ms"), runs_med(ours, "c_edit_latency_ms", "p95")
+        pc = runs_med(peer, "c_edit_latency_ms")
+        b, pb = runs_med(ours, "b_open_to_diagnostics_ms"), runs_med(peer, "b_open_to_diagnostics_ms")
+        d, pd = runs_med(ours, "d_vmhwm_mib"), runs_med(peer, "d_vmhwm_mib")
+        target = TARGETS.get(int(lines))
+        ok = "n/a" if target is None or c is None else ("met" if c <= target else "MISSED")
+        verdicts.append((f"keystroke median at {name_of(int(lines))} <= {target} ms", ok))
+        lines_out.append(
+            f"| {name_of(int(lines))} | {fmt(c, ' ms')} ({fmt(cp95, ' ms')}) | {fmt(pc, ' ms')} | {ratio(pc, c)} | "
+            f"<= {target} ms: {ok} | {fmt(b, ' ms')} | {fmt(pb, ' ms')} | {ratio(pb, b)} | {fmt(d, ' MiB')} | "
+            f"{fmt(pd, ' MiB')} | {ratio(pd, d)} |"
+        )
+        if int(lines) == 100000:
+            verdicts.append(
+                (
+                    f"open -> diagnostics at 100k <= {OPEN_TARGET_100K} ms",
+                    "met" if b and b <= OPEN_TARGET_100K else "MISSED",
+                )
+            )
+            verdicts.append(
+                (f"peak RSS at 100k <= {RSS_TARGET_100K} MiB", "met" if d and d <= RSS_TARGET_100K else "MISSED")
+            )
+    lines_out += [
+        "",
+        "## heredoc-lsp at the biggest workload, other edit kinds",
+        "",
+        "| edit mode | keystroke median | p95 | pull after change (median) |",
+        "|---|---|---|---|",
+    ]
+    for mode, runs in data["modes"].items():
+        lines_out.append(
+            f"| {mode} | {fmt(runs_med(runs, 'c_edit_latency_ms'), ' ms')} | "
+            f"{fmt(runs_med(runs, 'c_edit_latency_ms', 'p95'), ' ms')} | "
+            f"{fmt(runs_med(runs, 'e_pull_change_then_pull_ms'), ' ms')} |"
+        )
+    for lines, cell in data["sizes"].items():
+        pull = runs_med(cell["ours"], "e_pull_change_then_pull_ms")
+        lines_out.append(f"| heredoc-body, pull diagnostics ({name_of(int(lines))}) | {fmt(pull, ' ms')} | | |")
+    ours_a = med([summary(r, "a_spawn_to_initialize_ms") for r in data["startup"]["ours"]])
+    bare_a = med([summary(r, "a_spawn_to_initialize_ms") for r in data["startup"]["bare"]])
+    verdicts.append(
+        (
+            "spawn -> initialize no slower than bare pygls",
+            "met" if ours_a and bare_a and ours_a <= bare_a * 1.05 else "MISSED",
+        )
+    )
+    lines_out += [
+        "",
+        "## Start-up",
+        "",
+        "| server | spawn -> initialize response (median) |",
+        "|---|---|",
+        f"| heredoc-lsp (`heredoc-lsp lsp`, every feature module registered) | {fmt(ours_a, ' ms')} |",
+        f"| bare pygls 2 server (bench/bare_pygls_server.py) | {fmt(bare_a, ' ms')} |",
+        "",
+        "## Targets",
+        "",
+        *[f"- {what}: **{ok}**" for what, ok in verdicts],
+        "",
+        "Notes: the 100k-line edits re-scan only a window around the edit (incremental re-parse from the nearest safe "
+        "line, old parse spliced after the point where both parses agree again) and never rebuild the text; "
+        "`marker-toggle` breaks and restores a closing marker, so the heredoc runs on until the next line with its "
+        "marker (or to the end of the file), and `newline` moves every later line.",
+    ]
+    return "\n".join(lines_out) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--edits", type=int, default=60)
+    parser.add_argument("--peer-edits", type=int, default=8, help="edits for bash-language-server at 100k lines")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument("--no-peer", action="store_true", help="skip bash-language-server")
+    parser.add_argument("--quick", action="store_true", help="one run, fewer edits (a smoke test of the bench)")
+    args = parser.parse_args()
+    if args.quick:
+        args.runs, args.edits, args.peer_edits = 1, 10, 3
+    load_start = os.getloadavg()
+    data = run(args)
+    data["load_start"] = " ".join(f"{x:.2f}" for x in load_start)
+    data["load_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    RESULTS_MD.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS_JSON.write_text(json.dumps(data, indent=1, default=str) + "\n")
+    RESULTS_MD.write_text(report(data, args))
+    print(RESULTS_MD.read_text())
+
+
+if __name__ == "__main__":
+    main()
