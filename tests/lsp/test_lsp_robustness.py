@@ -240,3 +240,89 @@ async def test_server_exits_after_shutdown_and_exit_on_its_own() -> None:
     _, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 2
     assert b"--tcp expects HOST:PORT" in err and b"Traceback" not in err
+
+
+async def _read_message(reader: asyncio.StreamReader) -> dict[str, object]:
+    length = 0
+    while True:
+        header = await reader.readline()
+        if header in (b"\r\n", b""):
+            break
+        if header.lower().startswith(b"content-length:"):
+            length = int(header.split(b":")[1])
+    return json.loads(await reader.readexactly(length))  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("profile", list(PROFILES))
+async def test_tcp_transport(tmp_path: Path, profile: str) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = await asyncio.create_subprocess_exec(
+        *SERVER_COMMAND, "--tcp", f"127.0.0.1:{port}", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        for _ in range(200):
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                break
+            except OSError:
+                await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the server never listened")
+        caps = default_converter().unstructure(capabilities_for(profile))
+        writer.write(
+            _message(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": caps},
+                }
+            )
+        )
+        answer = await asyncio.wait_for(_read_message(reader), 30)
+        assert answer["id"] == 1 and "capabilities" in answer["result"]  # type: ignore[operator]
+        writer.write(_message({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        uri = (tmp_path / "t.cli").as_uri()
+        writer.write(
+            _message(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "textDocument/didOpen",
+                    "params": {
+                        "textDocument": {"uri": uri, "languageId": "cli-script", "version": 1, "text": "x <<EOF\n"}
+                    },
+                }
+            )
+        )
+        writer.write(
+            _message(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "textDocument/codeAction",
+                    "params": {
+                        "textDocument": {"uri": uri},
+                        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                        "context": {"diagnostics": []},
+                    },
+                }
+            )
+        )
+        while True:
+            message = await asyncio.wait_for(_read_message(reader), 30)
+            if message.get("id") == 2:
+                titles = [a["title"] for a in message["result"]]  # type: ignore[union-attr]
+                assert "Close the heredoc with a line 'EOF'" in titles
+                break
+        writer.write(_message({"jsonrpc": "2.0", "id": 3, "method": "shutdown", "params": None}))
+        writer.write(_message({"jsonrpc": "2.0", "method": "exit", "params": None}))
+        await writer.drain()
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()

@@ -89,6 +89,20 @@ async def test_editing_the_config_file_rechecks(tmp_path: Path, profile: str) ->
             )
         )
         assert await recheck(client, uri, before) == ["missing"]
+        caps = capabilities_for(profile)
+        dynamic = bool(
+            caps.workspace
+            and caps.workspace.did_change_watched_files
+            and caps.workspace.did_change_watched_files.dynamic_registration
+        )
+
+        async def watchers_registered() -> bool:
+            return any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in client.registrations)
+
+        if dynamic:
+            await until(watchers_registered)
+        else:
+            assert client.registrations == []  # Neovim 0.10/0.11 cannot: the stat poll covers them
 
 
 @pytest.mark.parametrize("profile", PROFILE_NAMES)

@@ -5,7 +5,8 @@ After an edit of lines ``[s, s + removed)`` into ``[s, s + inserted)`` (``delta 
 1. re-scan from the nearest safe line before the edit (``CliScript.resume_line``: the start of the item covering
    it, a line outside every heredoc);
 2. stop as soon as the new scan is outside every heredoc at a line ``m`` past the edit whose old counterpart
-   ``m - delta`` was an item start of the old parse: from there on the lines are the same and so is the parse;
+   ``m - delta`` was an item start of the old parse: from there on the lines are the same and so is the parse
+   (when the scan ends inside a heredoc, the next attempt goes past the next line holding its marker);
 3. splice: the old rows before the restart, the re-scanned window, the old rows from ``m - delta`` on, moved down
    by ``delta`` lines.
 
@@ -33,7 +34,7 @@ from heredoc_lsp.lsp.documents import Document, LineEdit
 from heredoc_lsp.syntax.cli import CliScript, parse_cli, reparse_cli
 from heredoc_lsp.syntax.diagnostics import Diagnostic
 
-FIRST_WINDOW = 48  # lines scanned past the edit before the first resync attempt; doubles on each miss
+FIRST_WINDOW = 48  # lines scanned past the edit before the first resync attempt
 DIRECTIVE_MARK = "heredoc-lsp"
 
 
@@ -163,9 +164,8 @@ def reparse_window(
     changed_old_end = edit.start + edit.removed  # first old line after the edited block
     # Old item starts at or after the edit's end are where the two parses can meet again.
     k = bisect_left(old_starts, changed_old_end)
-    window = FIRST_WINDOW
+    target_old = changed_old_end + FIRST_WINDOW
     while True:
-        target_old = edit.start + edit.removed + window
         k = bisect_left(old_starts, target_old, lo=k)
         if k >= len(old_starts):
             return fallback()  # no old item start left: scan to the end
@@ -174,9 +174,19 @@ def reparse_window(
         scan = parse_cli(lines[:meet], schemas, compat, start_line=resume)
         if scan._lookahead:
             return fallback()
-        if not any(d.code == "unclosed_heredoc" for d in scan.diagnostics):
+        open_marker = next(
+            ((d.data or {}).get("marker") for d in scan.diagnostics if d.code == "unclosed_heredoc"), None
+        )
+        if open_marker is None:
             break
-        window *= 2
+        # The scan ended inside a heredoc: it cannot close before a line holding its marker. Jump to the first
+        # such line (exact match, found by a C-level search); none at all means it runs to the end of the file
+        # (or closes at a marker line with blanks around it): scan everything from the restart line.
+        try:
+            close_at = lines.index(str(open_marker), meet)
+        except ValueError:
+            return fallback()
+        target_old = max(close_at + 1 - delta, meet_old + 1)
     # meet_old is an old item start, so the old parse was outside every heredoc there; the new scan is too.
     suffix_rows = old_rows[k:]
     suffix_starts = old_starts[k:]
