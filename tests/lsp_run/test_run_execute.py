@@ -52,6 +52,10 @@ async def test_confirmed_run_creates_the_file(client: RunClient) -> None:
     assert f"$ echo hello > {target}  (line 2)\n" in text
     assert f"[OK] RUN_COMMAND: Ran 'echo hello > {target}' (exit code 0)" in text
     assert (client.root / ".heredoc-lsp" / ".gitignore").read_text(encoding="utf-8").endswith("*\n")
+    # Clients that can be asked to refresh their lenses are asked (VS Code); the others re-request them.
+    assert client.capabilities is not None and client.capabilities.workspace is not None
+    lens_caps = client.capabilities.workspace.code_lens
+    assert (client.lens_refreshes > 0) == bool(lens_caps and lens_caps.refresh_support)
 
 
 async def test_declined_or_dismissed_runs_nothing(client: RunClient) -> None:

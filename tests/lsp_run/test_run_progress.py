@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
-from run_harness import RUN, RunClient
+from run_harness import RUN, RunClient, session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -176,3 +176,14 @@ async def test_cancelling_the_request_cancels_the_run(client: RunClient) -> None
         lambda: client.lens_titles(uri), lambda found: any(t.startswith("■ cancelled") for _, t in found)
     )
     assert [t for _, t in titles][:2] == ["▶ Run script", RUN]
+
+
+async def test_shutdown_ends_the_runs(tmp_path: Path) -> None:
+    m = marker()
+    async with session("nvim-0.11", tmp_path, init_options={"executor": {"confirm": "never"}}) as other:
+        uri = other.open(f"sleep {m}\n")
+        task, _token = await start(other, (await other.lens(uri, 0, RUN)).command)
+        await other.wait_for(lambda: pids_with(m))
+        assert other.questions == []  # confirm = "never" from the initialization options
+    await RunClient.wait_for(other, lambda: not pids_with(m), timeout=10)
+    task.cancel()

@@ -106,6 +106,8 @@ class RunFeature:
         self._logs: dict[str, Path] = {}  # run id -> log
         self.listeners: list[Callable[[str], None]] = []  # called with a URI when its run views changed
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._requests: set[Any] = set()  # the futures of run requests in progress (pygls keeps them by id)
+        self.closing = False  # after shutdown nothing more is sent to the client
 
     # -- targets -----------------------------------------------------------------------------------------------
     def targets(self, snap: Snapshot) -> list[RunTarget]:
@@ -130,6 +132,7 @@ class RunFeature:
     def register(self) -> None:
         server = self.server
         server.hooks.closed.append(self._on_close)
+        server.hooks.shutdown.append(self._on_shutdown)
         for name in ALL_COMMANDS:
             server.command(name)(self._handler(name))
 
@@ -139,6 +142,18 @@ class RunFeature:
 
         handler.__name__ = f"command_{name.rsplit('.', 1)[-1]}"
         return handler
+
+    def _on_shutdown(self) -> None:
+        # Runs end with the server: their process trees are killed by the executor's cancel. The run requests are
+        # answered (cancelled) here, before pygls' own shutdown cancels pending requests: its loop over them
+        # breaks when a cancelled executeCommand removes itself from the dict it iterates (pygls 2.1.1).
+        self.closing = True
+        for run in list(self.state.active.values()):
+            run.control.cancel("the language server is shutting down")
+        for future in list(self._requests):
+            if not future.done():
+                future.cancel()
+        self._requests.clear()
 
     def _on_close(self, uri: str) -> None:
         key = DocumentStore.key(uri)
@@ -200,12 +215,18 @@ class RunFeature:
         workspace = self._workspace(doc, snap)
         where = doc.path.rsplit("/", 1)[-1] if doc.path else doc.uri
         question = self._question(target, where, workspace, snap)
-        if not await self.gate.confirm(doc.uri, snap.config.executor.confirm, question):
-            return {"status": "declined", "message": "not run: the confirmation was declined"}
-        # The text may have changed while the question was open: run only what the user saw.
-        doc, snap = self._current(args)
-        target = self._target_for(name, snap, args)
-        return await self._start(doc, snap, target, workspace)
+        control = RunControl()
+        request = self._watch_request(control)
+        try:
+            if not await self.gate.confirm(doc.uri, snap.config.executor.confirm, question):
+                return {"status": "declined", "message": "not run: the confirmation was declined"}
+            # The text may have changed while the question was open: run only what the user saw.
+            doc, snap = self._current(args)
+            target = self._target_for(name, snap, args)
+            return await self._start(doc, snap, target, workspace, control)
+        finally:
+            if request is not None:
+                self._requests.discard(request)
 
     # -- checks --------------------------------------------------------------------------------------------------
     def _current(self, args: RunArgs) -> tuple[Document, Snapshot]:
@@ -278,10 +299,11 @@ class RunFeature:
         return f"{what} in {workspace} (sandbox: {sandbox})?"
 
     # -- running -------------------------------------------------------------------------------------------------
-    async def _start(self, doc: Document, snap: Snapshot, target: RunTarget, workspace: Path) -> dict[str, Any]:
+    async def _start(
+        self, doc: Document, snap: Snapshot, target: RunTarget, workspace: Path, control: RunControl
+    ) -> dict[str, Any]:
         server = self.server
         run_id = new_id("run")
-        control = RunControl()
         targets = self.targets(snap)
         if target.kind == "script":
             covered = [target, *(t for t in targets if t.kind == "command")]
@@ -313,7 +335,11 @@ class RunFeature:
         self.state.last_log[DocumentStore.key(doc.uri)] = log_file.path
         self.state.start(run)
         progress = RunProgress(
-            server, f"heredoc-lsp-{run_id}", title, lambda: control.cancel("cancelled from the editor")
+            server,
+            f"heredoc-lsp-{run_id}",
+            title,
+            lambda: control.cancel("cancelled from the editor"),
+            muted=lambda: self.closing,
         )
         collector = _Collector(self, run, progress, log_file)
         job = RunJob(
@@ -326,7 +352,6 @@ class RunFeature:
             block=target if target.kind == "block" else None,
         )
         self._changed(doc.uri)
-        self._cancel_with_request(control)
         outcome: RunOutcome | None = None
         try:
             await progress.begin("starting")
@@ -358,24 +383,27 @@ class RunFeature:
             **({"outbox": str(outcome.outbox)} if outcome.outbox is not None else {}),
         }
 
-    def _cancel_with_request(self, control: RunControl) -> None:
+    def _watch_request(self, control: RunControl) -> Any:
         """Cancel the run when the client cancels the executeCommand request (``$/cancelRequest``).
 
         pygls answers a cancelled ``workspace/executeCommand`` itself but leaves the command's task running, so
         watch the request's future (pygls keeps it under the request id, which is in the handler's context).
+        Returns that future (None when it cannot be found).
         """
         protocol = self.server.protocol
         msg_id = protocol.msg_id
         futures = getattr(protocol, "_request_futures", None)
         future = futures.get(msg_id) if isinstance(futures, dict) and msg_id is not None else None
         if future is None:
-            return
+            return None
 
         def done(fut: Any) -> None:
             if fut.cancelled():
                 control.cancel("the run request was cancelled")
 
         future.add_done_callback(done)
+        self._requests.add(future)
+        return future
 
     def _store(
         self,
@@ -441,6 +469,8 @@ class RunFeature:
             )
 
     def _announce(self, doc: Document, target: RunTarget, outcome: RunOutcome, log_path: Path) -> None:
+        if self.closing:
+            return
         result = self.state.result(doc.uri, target.key)
         title = result_title(target, result) if result is not None else outcome.status
         self.server.log_to_client(
@@ -455,6 +485,8 @@ class RunFeature:
     # -- client notifications --------------------------------------------------------------------------------------
     def _changed(self, uri: str) -> None:
         """Run views of ``uri`` changed: refresh lenses, the result diagnostics and whoever listens."""
+        if self.closing:
+            return
         for listener in list(self.listeners):
             try:
                 listener(uri)
@@ -471,7 +503,7 @@ class RunFeature:
             log.info("workspace/codeLens/refresh failed: %s", exc)
 
     def _show(self, kind: types.MessageType, message: str) -> None:
-        if self.server.protocol.writer is None:
+        if self.server.protocol.writer is None or self.closing:
             return
         try:
             self.server.window_show_message(types.ShowMessageParams(type=kind, message=message))
@@ -549,7 +581,7 @@ class _Collector:
                 result = p["result"]
                 i = int(result.get("index", 0))
                 self.progress.report(str(result.get("text", "")), _percent(i + 1, self._total))
-        elif event.type == QUESTION:
+        elif event.type == QUESTION and not self.feature.closing:
             self.feature._spawn(self._answer(p))
         elif event.type == ARTIFACT and p.get("kind") == "outbox":
             self.progress.report(f"wrote {p.get('name', 'the next outbox')}")

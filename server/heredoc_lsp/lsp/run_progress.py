@@ -31,8 +31,16 @@ TICK_SECONDS = 1.0
 class RunProgress:
     """The progress bar of one run. Safe to use when the client has no progress support (it then does nothing)."""
 
-    def __init__(self, server: HeredocLanguageServer, token: str, title: str, on_cancel: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        server: HeredocLanguageServer,
+        token: str,
+        title: str,
+        on_cancel: Callable[[], None],
+        muted: Callable[[], bool] = lambda: False,
+    ) -> None:
         self.server = server
+        self.muted = muted  # True once the server shuts down: nothing more is sent
         self.token = token
         self.title = title
         self.on_cancel = on_cancel
@@ -81,7 +89,7 @@ class RunProgress:
         self._send()
 
     def _send(self) -> None:
-        if not self.active:
+        if not self.active or self.muted():
             return
         elapsed = seconds(time.monotonic() - self._started)
         text = f"{self.message} · {elapsed}" if self.message else elapsed
@@ -105,6 +113,9 @@ class RunProgress:
             return
         self.active = False
         progress = self.server.work_done_progress
+        if self.muted():
+            progress.tokens.pop(self.token, None)
+            return
         with contextlib.suppress(Exception):
             progress.end(self.token, types.WorkDoneProgressEnd(message=message))
         progress.tokens.pop(self.token, None)
