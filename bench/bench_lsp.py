@@ -140,7 +140,52 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ours_start.append(measure(OURS, smallest, [*ours_opts, "--edits", "1", "--burst", "0"], "heredoc-lsp start"))
         bare_start.append(measure(BARE, smallest, ["--edits", "1", "--burst", "0"], "bare pygls start"))
     data["startup"] = {"ours": ours_start, "bare": bare_start}
+    data["imports"] = import_costs()
     return data
+
+
+CORE_LSP = {
+    "server",
+    "protocol",
+    "documents",
+    "positions",
+    "analysis",
+    "settings",
+    "diagnostics",
+    "code_actions",
+    "incremental",
+}
+
+
+def _owner(module: str) -> str:
+    if module.split(".")[0] in ("pygls", "lsprotocol", "cattrs", "attr", "attrs"):
+        return "pygls + lsprotocol + cattrs/attrs"
+    if not module.startswith("heredoc_lsp"):
+        return "standard library and others"
+    parts = module.split(".")
+    if parts[1:2] == ["executor"] or (
+        parts[1:2] == ["lsp"] and len(parts) > 2 and parts[2].startswith(("run", "code_lens"))
+    ):
+        return "run features (lsp.run_*, code lens, executor)"
+    if parts[1:2] == ["navigation"] or (parts[1:2] == ["lsp"] and len(parts) > 2 and parts[2] not in CORE_LSP):
+        return "navigation features (symbols, folding, hover, completion, tokens, links, rename...)"
+    return "heredoc-lsp core (server, documents, settings, diagnostics, quick fixes, config, parsers, cli)"
+
+
+def import_costs() -> dict[str, float]:
+    """Self import time (ms) at start-up, grouped by what the modules are for."""
+    code = "from heredoc_lsp.cli import main, lsp; from heredoc_lsp.lsp.server import build_server; build_server()"
+    proc = subprocess.run([PY, "-X", "importtime", "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    totals: dict[str, float] = {}
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:"):
+            continue
+        parts = line[len("import time:") :].split("|")
+        if len(parts) != 3 or not parts[0].strip().isdigit():
+            continue
+        owner = _owner(parts[2].strip())
+        totals[owner] = totals.get(owner, 0.0) + int(parts[0]) / 1000
+    return {k: round(v, 1) for k, v in sorted(totals.items(), key=lambda kv: -kv[1])}
 
 
 def report(data: dict[str, Any], args: argparse.Namespace) -> str:
@@ -221,6 +266,13 @@ def report(data: dict[str, Any], args: argparse.Namespace) -> str:
         "|---|---|",
         f"| heredoc-lsp (`heredoc-lsp lsp`, every feature module registered) | {fmt(ours_a, ' ms')} |",
         f"| bare pygls 2 server (bench/bare_pygls_server.py) | {fmt(bare_a, ' ms')} |",
+        "",
+        "Where the import time goes (`python -X importtime`, self time of the modules loaded before `initialize` "
+        "can be answered):",
+        "",
+        "| modules | import ms |",
+        "|---|---|",
+        *[f"| {group} | {ms:.1f} |" for group, ms in data.get("imports", {}).items()],
         "",
         "## Targets",
         "",
