@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from lsprotocol import types
 from run_harness import RUN, RunClient
 
 from heredoc_lsp.executor.agent import AgentPaths, OutboxSettings, start_session
@@ -78,6 +79,17 @@ async def test_apply_reply_shows_results_on_blocks_and_opens_the_next_outbox(cli
     assert by_line[8] == ["✗ File 'missing.txt' not found"]
     hover = await client.hover_text(uri, 5)
     assert hover is not None and '```text\nprint("hi")\n```' in hover
+    # The result of [READ_FILE] (and of CREATE_FILE/EDIT_FILE) opens the file; other paths are refused.
+    read_lens = next(lens for lens in await client.lenses(uri) if lens.range.start.line == 7)
+    assert read_lens.command is not None
+    assert (read_lens.command.arguments or [{}])[0]["file"] == str(root / "src" / "a.py")
+    assert await client.execute(read_lens.command) == {"status": "shown", "file": str(root / "src" / "a.py")}
+    forged = types.Command(
+        title="",
+        command="heredoc-lsp.showRunOutput",
+        arguments=[{"runId": result["runId"], "file": "/etc/passwd"}],
+    )
+    assert (await client.execute(forged))["status"] == "refused"
     # The next outbox is opened for the user (when the client can show documents).
     assert client.capabilities is not None and client.capabilities.window is not None
     show = client.capabilities.window.show_document

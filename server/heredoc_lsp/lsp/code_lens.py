@@ -91,7 +91,10 @@ def lenses_for(feature: RunFeature, snap: Snapshot) -> list[types.CodeLens]:
             out.append(_lens(rng, _problem_title(t.problem), NOT_CLICKABLE))
         result = feature.state.result(snap.uri, t.key)
         if result is not None:
-            out.append(_lens(rng, result_title(t, result), SHOW_RUN_OUTPUT, {"runId": result.run_id}))
+            argument: dict[str, Any] = {"runId": result.run_id}
+            if result.file is not None:
+                argument["file"] = str(result.file)  # the result of a file command opens the file
+            out.append(_lens(rng, result_title(t, result), SHOW_RUN_OUTPUT, argument))
     return out
 
 

@@ -31,7 +31,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -104,6 +104,7 @@ class RunFeature:
         self.gate = RunGate(server)
         self._targets: dict[str, tuple[int, list[RunTarget]]] = {}
         self._logs: dict[str, Path] = {}  # run id -> log
+        self._files: dict[str, set[Path]] = {}  # run id -> files its reply commands created, edited or read
         self.listeners: list[Callable[[str], None]] = []  # called with a URI when its run views changed
         self._tasks: set[asyncio.Task[Any]] = set()
         self._requests: set[Any] = set()  # the futures of run requests in progress (pygls keeps them by id)
@@ -193,6 +194,13 @@ class RunFeature:
         if arg is None:
             raise Refused(f'{SHOW_RUN_OUTPUT} expects one argument {{"runId": ...}} or {{"uri": ...}}')
         path: Path | None = None
+        file = arg.get("file")
+        if isinstance(file, str) and isinstance(arg.get("runId"), str):
+            # A file a reply's command created, edited or read: only those the run reported are opened.
+            if Path(file) not in self._files.get(arg["runId"], set()):
+                raise Refused(f"heredoc-lsp: {file} is not a file of that run")
+            await self._show_document(Path(file))
+            return {"status": "shown", "file": file}
         if isinstance(arg.get("runId"), str):
             path = self._logs.get(arg["runId"])
         elif isinstance(arg.get("uri"), str):
@@ -367,7 +375,7 @@ class RunFeature:
             self.state.finish(run_id)
             log_file.close()
             if outcome is not None:
-                self._store(doc.uri, target, covered, outcome, collector)
+                self._store(doc.uri, target, covered, outcome, collector, workspace)
                 progress.end(_end_message(outcome))
             else:
                 progress.end("ended")
@@ -412,6 +420,7 @@ class RunFeature:
         covered: list[RunTarget],
         outcome: RunOutcome,
         collector: _Collector,
+        workspace: Path,
     ) -> None:
         steps = [t for t in covered if t.kind in ("command", "block")]
         log_path = self._logs.get(outcome.run_id)
@@ -425,9 +434,12 @@ class RunFeature:
                 slot = by_line.get(step.line or 0)
             if slot is None:
                 continue
-            self.state.set_result(
-                uri, slot.key, _step_result(step, outcome.run_id, collector.stderr_of(step.index), log_path)
-            )
+            result = _step_result(step, outcome.run_id, collector.stderr_of(step.index), log_path)
+            file = _touched_file(step, workspace)
+            if file is not None:
+                result = replace(result, file=file)
+                self._files.setdefault(outcome.run_id, set()).add(file)
+            self.state.set_result(uri, slot.key, result)
         if target.kind in ("script", "reply"):
             ok = sum(1 for r in outcome.results if r.ok or r.status == "skipped")
             bad = len(outcome.results) - ok
@@ -643,6 +655,21 @@ def _step_result(step: StepResult, run_id: str, stderr: str, log_path: Path | No
         log_path=log_path,
         path=step.path,
     )
+
+
+FILE_STEPS = frozenset({"CREATE_FILE", "EDIT_FILE", "READ_FILE"})
+
+
+def _touched_file(step: StepResult, workspace: Path) -> Path | None:
+    """The file a successful CREATE_FILE / EDIT_FILE / READ_FILE worked on (absolute), else None."""
+    if step.kind not in FILE_STEPS or not step.ok or not step.path:
+        return None
+    from heredoc_lsp.syntax.paths import normalize_relative
+
+    try:
+        return workspace / normalize_relative(step.path)
+    except ValueError:
+        return None
 
 
 def feature_of(server: HeredocLanguageServer) -> RunFeature | None:

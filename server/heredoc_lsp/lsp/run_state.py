@@ -39,7 +39,8 @@ class TargetResult:
     output_truncated: bool = False
     stderr_tail: str = ""
     log_path: Path | None = None
-    path: str | None = None  # a file the step created, edited or read (inbox blocks)
+    path: str | None = None  # a file the step created, edited or read (inbox blocks), as written in the reply
+    file: Path | None = None  # that file's absolute location (clicking the result opens it)
     finished_at: float = field(default_factory=time.time)
     outbox: Path | None = None  # the outbox a reply run wrote
     counts: tuple[int, int] = (0, 0)  # (ok, not ok) for whole-document results
