@@ -4,13 +4,13 @@ language server: parser diagnostics, workspace checks (inbox replies), then supp
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from heredoc_lsp.config.model import DEFAULT_CONFIG, Config
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity
+from heredoc_lsp.syntax.records import record
 from heredoc_lsp.syntax.text import split_lines
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     Tree: TypeAlias = CliScript | ParamsBody | InboxReply | Outbox
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Analysis:
     """The result of :func:`analyze`. ``diagnostics`` are final (suppressed ones removed), sorted by position."""
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from heredoc_lsp.syntax.records import field, record
 from heredoc_lsp.syntax.schema import CommandSchema
 
 Compat = Literal["arca-cli"]
@@ -19,7 +19,7 @@ CONFIG_FILE_NAME = "heredoc-lsp.toml"
 PYPROJECT_FILE_NAME = "pyproject.toml"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ExecutorSettings:
     """The ``[executor]`` table: how commands run (SPEC §6)."""
 
@@ -31,7 +31,7 @@ class ExecutorSettings:
     env: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Config:
     """Everything heredoc-lsp reads from ``heredoc-lsp.toml`` / ``[tool.heredoc-lsp]``, with defaults filled in.
 
@@ -50,7 +50,7 @@ class Config:
 DEFAULT_CONFIG = Config()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ConfigProblem:
     """One thing wrong in a config file. ``line`` and ``column`` are 1-based; 0 when unknown."""
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
 from heredoc_lsp.config.model import Config, ConfigProblem, ExecutorSettings
+from heredoc_lsp.syntax.records import replace_fields as replace
 from heredoc_lsp.syntax.schema import CommandSchema, Mode
 
 Style = Literal["toml", "settings"]

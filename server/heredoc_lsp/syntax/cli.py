@@ -29,12 +29,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
 from itertools import islice
 from typing import Any, Literal
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, information, warning
 from heredoc_lsp.syntax.params import ParamsBody, is_delimiter_line, parse_params
+from heredoc_lsp.syntax.records import field, record, record_fields
 from heredoc_lsp.syntax.schema import CommandSchema, lookup_schema
 from heredoc_lsp.syntax.text import BLANK_CHARS
 
@@ -61,7 +61,7 @@ COMPAT_CODE = "compat_arca_cli"
 # The tree
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Heredoc:
     """The heredoc of one command line.
 
@@ -95,7 +95,7 @@ class Heredoc:
         return "".join(line + "\n" for line in self.body)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Command:
     """A command line (with its heredoc, if any).
 
@@ -128,7 +128,7 @@ class Command:
         return self.heredoc.stdin_text() if self.heredoc is not None else ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Comment:
     """A full-line ``#`` comment; ``text`` is the trimmed line, starting at column ``col``."""
 
@@ -209,7 +209,7 @@ class _Row:
 _RowT = int | _Row
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(eq=False)
 class CliScript:
     """The parse of a ``.cli`` script.
 
@@ -676,14 +676,14 @@ class _Scanner:
 
 
 def _slot_setters(cls: type, names: str) -> tuple[Callable[[Any, Any], None], ...]:
-    """The slot descriptors' setters of a frozen slots dataclass, in ``names`` order.
+    """The slot descriptors' setters of a frozen slots record, in ``names`` order.
 
     A script has tens of thousands of commands and comments; filling the slots directly costs less than half of
     the generated frozen ``__init__`` (which calls ``object.__setattr__`` by name per field). The objects are the
     same: every field set, frozen from then on.
     """
     setters = tuple(getattr(cls, name).__set__ for name in names.split())
-    assert len(setters) == len(fields(cls))
+    assert len(setters) == len(record_fields(cls))
     return setters
 
 

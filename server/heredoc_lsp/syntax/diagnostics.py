@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from heredoc_lsp.syntax.records import field, record
 
 
 class Severity(enum.IntEnum):
@@ -25,7 +26,7 @@ class Severity(enum.IntEnum):
         return {1: "error", 2: "warning", 3: "info", 4: "hint"}[int(self)]
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@record(order=True)
 class Span:
     """A half-open range ``[start, end)`` in (line, code-point column) coordinates."""
 
@@ -47,7 +48,7 @@ class Span:
         return Span(self.start_line + lines, self.start_col, self.end_line + lines, self.end_col)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Related:
     """Extra location that explains a diagnostic (LSP relatedInformation)."""
 
@@ -55,7 +56,7 @@ class Related:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Diagnostic:
     span: Span
     severity: Severity

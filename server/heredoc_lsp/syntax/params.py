@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, warning
+from heredoc_lsp.syntax.records import record
 from heredoc_lsp.syntax.schema import CommandSchema, Mode
 from heredoc_lsp.syntax.text import BLANK_CHARS, is_blank, trim, trim_end
 
@@ -38,7 +38,7 @@ _DELIMITER = re.compile(
 CONTENT_BEFORE_MESSAGE = "Content before first parameter delimiter: start the body with a ---NAME--- line"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Delimiter:
     """A delimiter-shaped text (already trimmed at the end): the name, its UUID (or None) and the name's column."""
 
@@ -76,7 +76,7 @@ def delimiter_text(name: str, uuid: str | None = None) -> str:
     return f"---(UUID:{uuid}){name}---" if uuid else f"---{name}---"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Param:
     """One parameter section.
 
@@ -97,7 +97,7 @@ class Param:
     kind: ParamKind = "param"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ParamsBody:
     """The parse of one structured body.
 

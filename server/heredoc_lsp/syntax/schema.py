@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Literal
+
+from heredoc_lsp.syntax.records import record
 
 Mode = Literal["single", "multi", "text"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CommandSchema:
     """How the heredoc body of one configured command is checked.
 

@@ -7,7 +7,8 @@ another line. "Trim" and "blank" mean ASCII space, tab, form feed and vertical t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from heredoc_lsp.syntax.records import record
 
 BLANK_CHARS = " \t\f\v"
 BOM = "\ufeff"
@@ -61,7 +62,7 @@ def strip_bom(text: str) -> tuple[str, bool]:
     return text, False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DecodedText:
     """Bytes decoded per SPEC §1: BOM removed, invalid UTF-8 replaced."""
 
