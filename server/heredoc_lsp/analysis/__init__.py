@@ -14,9 +14,11 @@ Public API:
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from heredoc_lsp.analysis.config_file import config_diagnostics
     from heredoc_lsp.analysis.core import Analysis, analyze, analyze_bytes, analyze_lines, default_workspace
     from heredoc_lsp.analysis.decode import DecodedDocument, decode_document

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from heredoc_lsp.config.model import DEFAULT_CONFIG, Config
 from heredoc_lsp.languages import Language
@@ -13,6 +12,7 @@ from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity
 from heredoc_lsp.syntax.records import record
 from heredoc_lsp.syntax.text import split_lines
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TypeAlias
 

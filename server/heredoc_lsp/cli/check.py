@@ -11,9 +11,12 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from heredoc_lsp.cli.sources import LANGUAGE_CHOICES, Source, UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Directories never descended into (explicitly named ones are checked anyway).
 SKIPPED_DIRS: dict[str, str] = {

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, TextIO
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 _COLORS = {
     Severity.ERROR: "\x1b[1;31m",

@@ -6,7 +6,6 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from heredoc_lsp.config.model import (
     CONFIG_FILE_NAME,
@@ -16,6 +15,10 @@ from heredoc_lsp.config.model import (
     ConfigError,
     ConfigProblem,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PYPROJECT_PREFIX = ("tool", "heredoc-lsp")
 # A cheap test that a pyproject.toml may configure heredoc-lsp, so most are never parsed (tomllib is slow to import).

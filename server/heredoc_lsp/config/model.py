@@ -4,15 +4,40 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
 
 from heredoc_lsp.syntax.records import field, record
 from heredoc_lsp.syntax.schema import CommandSchema
 
-Compat = Literal["arca-cli"]
-OutputFormat = Literal["text", "json"]
-Sandbox = Literal["auto", "bwrap", "none"]
-Confirm = Literal["always", "never"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Compat = Literal["arca-cli"]
+    OutputFormat = Literal["text", "json"]
+    Sandbox = Literal["auto", "bwrap", "none"]
+    Confirm = Literal["always", "never"]
+
+# The values of the aliases above, for their run-time versions (see __getattr__).
+_LITERALS: dict[str, tuple[str, ...]] = {
+    "Compat": ("arca-cli",),
+    "OutputFormat": ("text", "json"),
+    "Sandbox": ("auto", "bwrap", "none"),
+    "Confirm": ("always", "never"),
+}
+
+
+def __getattr__(name: str) -> object:
+    """The ``Literal`` aliases at run time (``typing.get_args`` works on them), built on first use: importing
+    ``typing`` would cost ``check`` start-up time, and only type checkers and tests need them."""
+    values = _LITERALS.get(name)
+    if values is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from typing import Literal
+
+    alias = Literal[values]  # type: ignore[valid-type]
+    globals()[name] = alias
+    return alias
+
 
 DEFAULT_RUNNER: tuple[str, ...] = ("/bin/sh", "-c", "{command}")
 CONFIG_FILE_NAME = "heredoc-lsp.toml"

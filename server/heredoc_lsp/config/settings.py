@@ -31,9 +31,12 @@ Invalid or unknown settings are skipped and reported as messages; they never mak
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from heredoc_lsp.config.model import Config
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SETTINGS_SECTION = "heredocLsp"
 

@@ -10,11 +10,14 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from heredoc_lsp.config.model import Config, ConfigProblem, ExecutorSettings
 from heredoc_lsp.syntax.records import replace_fields as replace
-from heredoc_lsp.syntax.schema import CommandSchema, Mode
+from heredoc_lsp.syntax.schema import CommandSchema
+
+if TYPE_CHECKING:
+    from heredoc_lsp.syntax.schema import Mode
 
 Style = Literal["toml", "settings"]
 KeyPath = tuple[str, ...]

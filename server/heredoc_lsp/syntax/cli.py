@@ -30,7 +30,6 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import islice
-from typing import Any, Literal
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, information, warning
 from heredoc_lsp.syntax.params import ParamsBody, is_delimiter_line, parse_params
@@ -38,8 +37,13 @@ from heredoc_lsp.syntax.records import field, record, record_fields
 from heredoc_lsp.syntax.schema import CommandSchema, lookup_schema
 from heredoc_lsp.syntax.text import BLANK_CHARS
 
-ItemKind = Literal["comment", "command", "heredoc"]
-ErrorCode = Literal["unclosed_heredoc", "heredoc_without_command", "invalid_marker", "multiple_heredocs"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    ItemKind = Literal["comment", "command", "heredoc"]
+    ErrorCode = Literal["unclosed_heredoc", "heredoc_without_command", "invalid_marker", "multiple_heredocs"]
+
 
 # `<<` (or `<<-`) at the start of the trimmed line or after a blank, and not part of `<<<` (a here-string).
 _OPERATOR = r"(?<![^ \t\f\v])<<(?!<)(-?)[ \t]*"

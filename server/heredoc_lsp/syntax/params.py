@@ -19,15 +19,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, warning
 from heredoc_lsp.syntax.records import record
-from heredoc_lsp.syntax.schema import CommandSchema, Mode
+from heredoc_lsp.syntax.schema import CommandSchema
 from heredoc_lsp.syntax.text import BLANK_CHARS, is_blank, trim, trim_end
 
-Style = Literal["plain", "uuid"]
-ParamKind = Literal["param", "unknown", "duplicate"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from heredoc_lsp.syntax.schema import Mode
+
+    Style = Literal["plain", "uuid"]
+    ParamKind = Literal["param", "unknown", "duplicate"]
+
 
 # A delimiter once trailing blanks are removed: ---NAME--- or ---(UUID:ID)NAME---, ID = 8 hex digits or a
 # canonical UUID. NAME is ASCII upper case and '_' only (no digits, no lower case).

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
 
 from heredoc_lsp.syntax.records import record
 
-Mode = Literal["single", "multi", "text"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Mode = Literal["single", "multi", "text"]
 
 
 @record
