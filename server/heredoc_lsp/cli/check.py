@@ -7,15 +7,16 @@ imported, so the command starts fast.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from heredoc_lsp.cli.sources import LANGUAGE_CHOICES, Source, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 # Directories never descended into (explicitly named ones are checked anyway).
@@ -61,6 +62,44 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("-v", "--verbose", action="store_true", help="say which files are checked and skipped")
     p.set_defaults(handler=run)
+
+
+# The boolean options of ``check`` (their dests): all that the argparse-free command line below understands.
+_FLAGS: dict[str, str] = {"--strict": "strict", "--no-color": "no_color", "-v": "verbose", "--verbose": "verbose"}
+
+
+def simple_args(words: Sequence[str]) -> Any:
+    """The arguments of ``check WORDS`` without argparse (its import and set-up are a tenth of a check's start-up),
+    when the words are only the boolean options and one run of paths; None otherwise (then argparse parses them,
+    errors and ``--help`` included). The result has the attributes that argparse's namespace would have."""
+    from types import SimpleNamespace
+
+    values: dict[str, Any] = {
+        "subcommand": "check",
+        "paths": [],
+        "format": "text",
+        "strict": False,
+        "no_color": False,
+        "config": None,
+        "language": None,
+        "command": None,
+        "workspace": None,
+        "verbose": False,
+        "handler": run,
+    }
+    paths_ended = False
+    for word in words:
+        dest = _FLAGS.get(word)
+        if dest is not None:
+            values[dest] = True
+            paths_ended = bool(values["paths"])
+        elif word.startswith("-") and word != "-":
+            return None
+        elif paths_ended:
+            return None  # paths, options, paths: argparse rejects the second run
+        else:
+            values["paths"].append(word)
+    return SimpleNamespace(**values)
 
 
 class _Run:

@@ -6,12 +6,15 @@ Each subcommand module exposes ``add_parser(subparsers)`` and ``run(args) -> int
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Sequence
 
 from heredoc_lsp import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 # subcommand name -> module under heredoc_lsp.cli
 SUBCOMMANDS: dict[str, str] = {
@@ -24,16 +27,23 @@ SUBCOMMANDS: dict[str, str] = {
 }
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        # Usage errors exit 2 with one clear line, never a traceback.
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
-        raise SystemExit(2)
+def _parser_class() -> type[argparse.ArgumentParser]:
+    # argparse is imported on demand: ``check`` with plain arguments never needs it (see main).
+    import argparse
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> None:  # type: ignore[override]
+            # Usage errors exit 2 with one clear line, never a traceback.
+            self.print_usage(sys.stderr)
+            sys.stderr.write(f"{self.prog}: error: {message}\n")
+            raise SystemExit(2)
+
+    return _Parser
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The full parser, or with ``only`` just that subcommand's (start-up time: ``check`` imports nothing else)."""
+    _Parser = _parser_class()
     parser = _Parser(prog="heredoc-lsp", description="Check, parse and run heredoc command scripts and agent replies.")
     parser.add_argument("--version", action="version", version=f"heredoc-lsp {__version__}")
     sub = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=_Parser)
@@ -52,11 +62,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(words[0] if words and words[0] in SUBCOMMANDS else None)
-    args = parser.parse_args(words)
-    if not getattr(args, "subcommand", None) or not hasattr(args, "handler"):
-        parser.print_help(sys.stderr)
-        return 2
+    args = None
+    if words and words[0] == "check":  # the common case, parsed without argparse (start-up time)
+        from heredoc_lsp.cli.check import simple_args
+
+        args = simple_args(words[1:])
+    if args is None:
+        parser = build_parser(words[0] if words and words[0] in SUBCOMMANDS else None)
+        args = parser.parse_args(words)
+        if not getattr(args, "subcommand", None) or not hasattr(args, "handler"):
+            parser.print_help(sys.stderr)
+            return 2
     try:
         return int(args.handler(args))
     except KeyboardInterrupt:
