@@ -38,15 +38,10 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from heredoc_lsp.executor.control import RunControl
-from heredoc_lsp.executor.events import ARTIFACT, PROGRESS, QUESTION, RunEvent, new_id
-from heredoc_lsp.executor.model import RunOutcome, StepResult
 from heredoc_lsp.languages import Language
 from heredoc_lsp.lsp.analysis import Snapshot
 from heredoc_lsp.lsp.documents import Document, DocumentStore
-from heredoc_lsp.lsp.run_exec import RunJob, document_text, execute
 from heredoc_lsp.lsp.run_gate import UNTRUSTED_MESSAGE, RunGate
-from heredoc_lsp.lsp.run_log import RunLog
 from heredoc_lsp.lsp.run_progress import RunProgress
 from heredoc_lsp.lsp.run_state import ActiveRun, OutcomeStatus, RunState, TargetResult
 from heredoc_lsp.lsp.run_targets import RunTarget, targets_for
@@ -54,6 +49,12 @@ from heredoc_lsp.lsp.run_view import result_diagnostics, result_title
 from heredoc_lsp.syntax.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
+    # The executor (and the run log and job modules that use it) load when the first run starts: importing the
+    # whole executor package costs more than the rest of the server's start-up.
+    from heredoc_lsp.executor.control import RunControl
+    from heredoc_lsp.executor.events import RunEvent
+    from heredoc_lsp.executor.model import RunOutcome, StepResult
+    from heredoc_lsp.lsp.run_log import RunLog
     from heredoc_lsp.lsp.server import HeredocLanguageServer
 
 log = logging.getLogger(__name__)
@@ -223,6 +224,8 @@ class RunFeature:
         workspace = self._workspace(doc, snap)
         where = doc.path.rsplit("/", 1)[-1] if doc.path else doc.uri
         question = self._question(target, where, workspace, snap)
+        from heredoc_lsp.executor.control import RunControl
+
         control = RunControl()
         request = self._watch_request(control)
         try:
@@ -310,6 +313,10 @@ class RunFeature:
     async def _start(
         self, doc: Document, snap: Snapshot, target: RunTarget, workspace: Path, control: RunControl
     ) -> dict[str, Any]:
+        from heredoc_lsp.executor.events import new_id
+        from heredoc_lsp.lsp.run_exec import RunJob, document_text, execute
+        from heredoc_lsp.lsp.run_log import RunLog
+
         server = self.server
         run_id = new_id("run")
         targets = self.targets(snap)
@@ -572,6 +579,8 @@ class _Collector:
             self._handle(event)
 
     def _handle(self, event: RunEvent) -> None:
+        from heredoc_lsp.executor.events import ARTIFACT, PROGRESS, QUESTION
+
         self.log_file.feed(event)
         p = event.payload
         if event.type == PROGRESS:

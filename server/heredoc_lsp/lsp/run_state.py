@@ -12,11 +12,13 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.lsp.documents import DocumentStore
 from heredoc_lsp.lsp.run_targets import RunTarget
+
+if TYPE_CHECKING:  # the executor is imported when the first run starts, not when the server starts
+    from heredoc_lsp.executor.control import RunControl
 
 OutcomeStatus = Literal["ok", "failed", "timeout", "cancelled", "rejected", "skipped", "running"]
 
