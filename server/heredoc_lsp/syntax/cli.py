@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import islice
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, information, warning
+from heredoc_lsp.syntax.lazy_re import lazy_compile
 from heredoc_lsp.syntax.params import ParamsBody, is_delimiter_line, parse_params
 from heredoc_lsp.syntax.records import field, record, record_fields
 from heredoc_lsp.syntax.schema import CommandSchema, lookup_schema
@@ -50,13 +51,13 @@ _OPERATOR = r"(?<![^ \t\f\v])<<(?!<)(-?)[ \t]*"
 _MARKER = r"""(?:([A-Za-z0-9_]+)|'([A-Za-z0-9_]+)'|"([A-Za-z0-9_]+)")"""
 # A valid opener ending the trimmed line. A match can only start at the line's last `<<` (markers, quotes and blanks
 # contain no `<`), so the scanner matches at ``t.rfind("<<")`` instead of searching.
-_OPENER_END = re.compile(_OPERATOR + _MARKER + r"\Z")
+_OPENER_END = lazy_compile(_OPERATOR + _MARKER + r"\Z")
 # A complete heredoc redirection anywhere (followed by a blank or the end): finds `<<A` in `cmd <<A <<B`.
-_HEREDOC_TOKEN = re.compile(_OPERATOR + _MARKER + r"(?![^ \t\f\v])")
+_HEREDOC_TOKEN = lazy_compile(_OPERATOR + _MARKER + r"(?![^ \t\f\v])")
 # An operator followed by one word (maybe quoted, maybe empty) ending the line, when that word is no valid marker.
-_INVALID_END = re.compile(_OPERATOR + r"""('[^']*'|"[^"]*"|[^ \t\f\v]*)\Z""")
+_INVALID_END = lazy_compile(_OPERATOR + r"""('[^']*'|"[^"]*"|[^ \t\f\v]*)\Z""")
 # `<<WORD` anywhere in a plain command (no blank needed before it): candidates for `possible_heredoc`.
-_LOOSE_TOKEN = re.compile(r"(?<!<)<<(?!<)-?[ \t]*" + _MARKER)
+_LOOSE_TOKEN = lazy_compile(r"(?<!<)<<(?!<)-?[ \t]*" + _MARKER)
 
 COMPAT_CODE = "compat_arca_cli"
 
@@ -420,7 +421,6 @@ class _Scanner:
         rows: list[_RowT] = []
         append = rows.append
         blanks = BLANK_CHARS
-        opener_at = _OPENER_END.match
         plain_ok = not self.arca
         check_all = bool(self.schemas)
         numbered = enumerate(islice(lines, start, None) if start else lines, start)
@@ -447,7 +447,7 @@ class _Scanner:
                 ):
                     row = _Row(i, len(line) - len(line.lstrip(blanks)), j, marker, False, None, True)
             if row is None:
-                row = self._heredoc_line(i, line, t, opener_at(t, j))
+                row = self._heredoc_line(i, line, t, _OPENER_END.match(t, j))
                 if row is None:
                     append(i)
                     continue

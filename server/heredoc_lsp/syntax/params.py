@@ -17,10 +17,10 @@ also reported ``empty``; all text before the first delimiter is one ``content_be
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, warning
+from heredoc_lsp.syntax.lazy_re import lazy_compile
 from heredoc_lsp.syntax.records import record
 from heredoc_lsp.syntax.schema import CommandSchema
 from heredoc_lsp.syntax.text import BLANK_CHARS, is_blank, trim, trim_end
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 # A delimiter once trailing blanks are removed: ---NAME--- or ---(UUID:ID)NAME---, ID = 8 hex digits or a
 # canonical UUID. NAME is ASCII upper case and '_' only (no digits, no lower case).
-_DELIMITER = re.compile(
+_DELIMITER = lazy_compile(
     r"---(?:\(UUID:([0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}|[0-9A-Fa-f]{8})\))?([A-Z_]+)---"
 )
 

@@ -6,15 +6,14 @@ another line. "Trim" and "blank" mean ASCII space, tab, form feed and vertical t
 
 from __future__ import annotations
 
-import re
-
+from heredoc_lsp.syntax.lazy_re import lazy_compile
 from heredoc_lsp.syntax.records import record
 
 BLANK_CHARS = " \t\f\v"
 BOM = "\ufeff"
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_LINE_BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
+_LINE_BREAK = lazy_compile(r"\r\n|\r|\n")
+_LINE_BREAK_BYTES = lazy_compile(rb"\r\n|\r|\n")
 
 
 def split_lines(text: str) -> list[str]:
