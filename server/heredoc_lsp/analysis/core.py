@@ -93,7 +93,7 @@ def analyze(
         command=command,
         had_bom=had_bom,
         extra_diagnostics=extra_diagnostics,
-        may_have_directives="heredoc-lsp" in text,
+        directives_in=text,
     )
 
 
@@ -108,11 +108,13 @@ def analyze_lines(
     had_bom: bool = False,
     extra_diagnostics: Sequence[Diagnostic] = (),
     may_have_directives: bool | None = None,
+    directives_in: str | None = None,
 ) -> Analysis:
     """:func:`analyze` for a document already split into lines (a server keeps them; no join and re-split).
 
     ``may_have_directives=False`` promises that no line contains ``heredoc-lsp`` (skips the suppression pass);
-    None makes it look.
+    None makes it look (in ``directives_in``, the document's text, when given). It only looks when there are
+    diagnostics to suppress.
     """
     tree: Tree
     found: list[Diagnostic] = list(extra_diagnostics)
@@ -141,8 +143,11 @@ def analyze_lines(
     found.extend(tree.diagnostics)
     kept: list[Diagnostic] = found
     suppressed: list[Diagnostic] = []
-    if may_have_directives is None:
-        may_have_directives = any("heredoc-lsp" in line for line in lines)
+    if found and may_have_directives is None:
+        if directives_in is not None:
+            may_have_directives = "heredoc-lsp" in directives_in
+        else:
+            may_have_directives = any("heredoc-lsp" in line for line in lines)
     if found and may_have_directives:  # directives are rare: skip the layout work for most documents
         from heredoc_lsp.analysis.layouts import layout_for
         from heredoc_lsp.analysis.suppress import apply_suppressions, find_suppressions
