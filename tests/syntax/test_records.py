@@ -92,3 +92,53 @@ def test_lazy_pattern_matches_like_a_compiled_one() -> None:
         assert (m1 and m1.groups()) == (m2 and m2.groups())
     assert lazy.pattern == real.pattern and lazy.flags == real.flags
     assert lazy_compile(rb"\r\n|\n").split(b"a\r\nb\nc") == [b"a", b"b", b"c"]
+
+
+@record
+class Triple:
+    a: int
+    b: str = "b"
+    c: list[int] = field(default_factory=list)
+
+
+def test_plain_and_compiled_init_bind_alike() -> None:
+    import heredoc_lsp.syntax.records as records
+
+    first = Triple.__init__
+    built = [Triple(1), Triple(1, "x"), Triple(1, c=[2]), Triple(a=1, b="y", c=[3])]
+    for _ in range(records._COMPILE_AFTER):
+        Triple(0)
+    assert Triple.__init__ is not first  # now compiled
+    again = [Triple(1), Triple(1, "x"), Triple(1, c=[2]), Triple(a=1, b="y", c=[3])]
+    assert built == again
+    assert [(t.a, t.b, t.c) for t in again] == [(1, "b", []), (1, "x", []), (1, "b", [2]), (1, "y", [3])]
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [((), {}), ((1, "b", [], 4), {}), ((1,), {"a": 2}), ((1,), {"d": 2})],
+)
+def test_bad_arguments_raise_type_error_before_and_after_compiling(
+    args: tuple[object, ...], kwargs: dict[str, object]
+) -> None:
+    @record
+    class Fresh:
+        a: int
+        b: str = "b"
+        c: list[int] = field(default_factory=list)
+
+    with pytest.raises(TypeError):
+        Fresh(*args, **kwargs)
+    for _ in range(10):
+        Fresh(0)
+    with pytest.raises(TypeError):
+        Fresh(*args, **kwargs)
+
+
+def test_non_default_after_default_is_refused() -> None:
+    with pytest.raises(TypeError, match="non-default field 'b' follows a default one"):
+
+        @record
+        class Bad:
+            a: int = 0
+            b: int

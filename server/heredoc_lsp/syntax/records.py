@@ -165,9 +165,14 @@ def _build(cls: type, eq: bool, order: bool) -> type:
     annotations: dict[str, Any] = namespace.get("__annotations__", {})
     names = tuple(n for n, a in annotations.items() if not str(a).startswith(("ClassVar", "typing.ClassVar")))
     specs: dict[str, _Field] = {}
+    seen_default = False
     for name in names:
         value = namespace.pop(name, _MISSING)
-        specs[name] = value if isinstance(value, _Field) else _Field(value, _MISSING, True, True, None)
+        spec = specs[name] = value if isinstance(value, _Field) else _Field(value, _MISSING, True, True, None)
+        has_default = spec.default is not _MISSING or spec.default_factory is not _MISSING
+        if seen_default and not has_default:
+            raise TypeError(f"{cls.__name__}: non-default field {name!r} follows a default one")
+        seen_default = seen_default or has_default
     namespace.pop("__dict__", None)
     namespace.pop("__weakref__", None)
     namespace["__slots__"] = names
@@ -177,14 +182,62 @@ def _build(cls: type, eq: bool, order: bool) -> type:
     new_cls = type(cls)(cls.__name__, cls.__bases__, namespace)
     new_cls.__qualname__ = cls.__qualname__
 
-    # __init__ is compiled: it runs for every tree node. It fills the slot descriptors directly (the frozen
-    # __setattr__ is bypassed the way dataclasses bypass it, only cheaper than object.__setattr__ by name).
+    new_cls.__init__ = _first_init(new_cls, names, specs)  # type: ignore[misc]
+    return new_cls
+
+
+# Calls of the plain __init__ before the class gets its compiled one. Compiling costs about 0.1 ms per class (the
+# first compile of a process over 1 ms): most records are never built by a ``check`` run, or only once or twice.
+_COMPILE_AFTER = 8
+
+
+def _first_init(cls: type, names: tuple[str, ...], specs: dict[str, _Field]) -> Callable[..., None]:
+    """An ``__init__`` that binds arguments itself (no compiling) and, once the class is used more, replaces
+    itself with a compiled one."""
+    setters = tuple(getattr(cls, name).__set__ for name in names)
+    index = {name: k for k, name in enumerate(names)}
+    calls = 0
+
+    def __init__(self: object, *args: Any, **kwargs: Any) -> None:
+        nonlocal calls
+        calls += 1
+        if calls >= _COMPILE_AFTER and cls.__dict__.get("__init__") is __init__:
+            cls.__init__ = _compiled_init(cls, names, specs)  # type: ignore[misc]
+        if len(args) > len(names):
+            raise TypeError(f"{cls.__name__}() takes {len(names)} positional arguments but {len(args)} were given")
+        values = list(args) + [_MISSING] * (len(names) - len(args))
+        for key, value in kwargs.items():
+            k = index.get(key)
+            if k is None:
+                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {key!r}")
+            if k < len(args):
+                raise TypeError(f"{cls.__name__}() got multiple values for argument {key!r}")
+            values[k] = value
+        for k, value in enumerate(values):
+            if value is _MISSING:
+                spec = specs[names[k]]
+                if spec.default_factory is not _MISSING:
+                    value = spec.default_factory()
+                elif spec.default is not _MISSING:
+                    value = spec.default
+                else:
+                    raise TypeError(f"{cls.__name__}() missing required argument: {names[k]!r}")
+            setters[k](self, value)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    __init__.__module__ = cls.__module__
+    return __init__
+
+
+def _compiled_init(cls: type, names: tuple[str, ...], specs: dict[str, _Field]) -> Callable[..., None]:
+    """The ``__init__`` a dataclass would have, compiled; it fills the slot descriptors directly (the frozen
+    ``__setattr__`` is bypassed the way dataclasses bypass it, only cheaper than ``object.__setattr__`` by name)."""
     scope: dict[str, Any] = {"_MISSING": _MISSING}
     params: list[str] = []
     body: list[str] = []
     for name in names:
         spec = specs[name]
-        scope[f"_set_{name}"] = getattr(new_cls, name).__set__
+        scope[f"_set_{name}"] = getattr(cls, name).__set__
         if spec.default_factory is not _MISSING:
             scope[f"_factory_{name}"] = spec.default_factory
             params.append(f"{name}=_MISSING")
@@ -193,18 +246,15 @@ def _build(cls: type, eq: bool, order: bool) -> type:
         if spec.default is not _MISSING:
             scope[f"_default_{name}"] = spec.default
             params.append(f"{name}=_default_{name}")
-        elif any("=" in p for p in params):
-            raise TypeError(f"{cls.__name__}: non-default field {name!r} follows a default one")
         else:
             params.append(name)
         body.append(f" _set_{name}(self, {name})")
     source = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or " pass") + "\n"
     exec(source, scope)
-    init = scope["__init__"]
+    init: Callable[..., None] = scope["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    new_cls.__init__ = init  # type: ignore[misc]
-    return new_cls
+    return init
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
