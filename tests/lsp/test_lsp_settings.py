@@ -179,3 +179,13 @@ async def test_invalid_settings_are_logged_not_fatal(tmp_path: Path, profile: st
         assert any("diagnosticMode" in m for m in messages), messages
         assert any("timeoutS" in m or "timeout" in m for m in messages), messages
         assert client.messages == []  # never a pop-up
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+async def test_open_config_file_is_checked_as_typed(tmp_path: Path, profile: str) -> None:
+    async with session(profile, tmp_path) as client:
+        uri = client.open('[executor]\ntimeout_s = "é😀"\n', language_id="toml", name="heredoc-lsp.toml")
+        problems = await client.diagnostics_of(uri)
+        assert [(d.code, d.range.start.line) for d in problems] == [("config_error", 1)]
+        client.replace(uri, (1, 0), (2, 0), "timeout_s = 5\n")
+        assert await client.diagnostics_of(uri) == []

@@ -92,6 +92,7 @@ class DiagnosticsFeature:
         self._related_pull = True
         self._data_pull = True
         self.published_versions: dict[str, int | None] = {}
+        self._waiting_for_settings = False
 
     # -- wiring ------------------------------------------------------------------------------------------------
     def register(self) -> None:
@@ -125,11 +126,11 @@ class DiagnosticsFeature:
                 return self._on_pull(params)
 
     def _on_open(self, doc: Document) -> None:
-        if self.push or self._is_config(doc):
+        if self.push:
             self.schedule(doc.uri)
 
     def _on_change(self, doc: Document) -> None:
-        if self.push or self._is_config(doc):
+        if self.push:
             self.schedule(doc.uri)
 
     def _is_config(self, doc: Document) -> bool:
@@ -161,11 +162,14 @@ class DiagnosticsFeature:
         """Publish the diagnostics of ``uri`` soon (once, however many changes arrive before then)."""
         self._scheduled[DocumentStore.key(uri)] = None
         if not self.server.settings.ready:
-            self.server.settings.when_ready(self._flush_soon)
+            if not self._waiting_for_settings:
+                self._waiting_for_settings = True
+                self.server.settings.when_ready(self._flush_soon)
             return
         self._flush_soon()
 
     def _flush_soon(self) -> None:
+        self._waiting_for_settings = False
         if self._flush_handle is None and self._scheduled:
             try:
                 loop = asyncio.get_running_loop()
