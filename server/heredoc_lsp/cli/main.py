@@ -6,7 +6,6 @@ Each subcommand module exposes ``add_parser(subparsers)`` and ``run(args) -> int
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Sequence
 
@@ -43,6 +42,8 @@ def _parser_class() -> type[argparse.ArgumentParser]:
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The full parser, or with ``only`` just that subcommand's (start-up time: ``check`` imports nothing else)."""
+    import importlib  # (with its warnings import: not needed by a plain check)
+
     _Parser = _parser_class()
     parser = _Parser(prog="heredoc-lsp", description="Check, parse and run heredoc command scripts and agent replies.")
     parser.add_argument("--version", action="version", version=f"heredoc-lsp {__version__}")
