@@ -17,6 +17,7 @@ module appends its callbacks to ``server.hooks.<event>`` instead of registering 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import importlib
 import inspect
@@ -238,12 +239,57 @@ class ClientLogHandler(logging.Handler):
             self._busy.on = False
 
 
+def warm_up(server: HeredocLanguageServer) -> None:
+    """Pay the one-time costs of the first check (imports, cattrs converters built on first use) while the client
+    is still reading the initialize answer and sending the first document, not after that document arrived."""
+    try:
+        from heredoc_lsp.lsp import analysis as _analysis
+        from heredoc_lsp.lsp import incremental as _incremental
+        from heredoc_lsp.syntax.cli import parse_cli
+
+        del _analysis, _incremental
+        import heredoc_lsp.analysis.core
+        import heredoc_lsp.analysis.suppress
+        import heredoc_lsp.fixes  # noqa: F401
+
+        parse_cli(("x <<EOF", "---A---", "a", "EOF"))
+        converter = server.protocol._converter
+        position = {"line": 0, "character": 0}
+        rng = {"start": position, "end": position}
+        converter.structure(
+            {"textDocument": {"uri": "file:///w", "languageId": "x", "version": 1, "text": ""}},
+            types.DidOpenTextDocumentParams,
+        )
+        converter.structure(
+            {"textDocument": {"uri": "file:///w", "version": 2}, "contentChanges": [{"range": rng, "text": ""}]},
+            types.DidChangeTextDocumentParams,
+        )
+        diagnostic = types.Diagnostic(
+            range=types.Range(start=types.Position(0, 0), end=types.Position(0, 0)),
+            message="",
+            related_information=[
+                types.DiagnosticRelatedInformation(
+                    location=types.Location(
+                        uri="file:///w", range=types.Range(types.Position(0, 0), types.Position(0, 0))
+                    ),
+                    message="",
+                )
+            ],
+        )
+        converter.unstructure(types.PublishDiagnosticsParams(uri="file:///w", diagnostics=[diagnostic], version=1))
+    except Exception:  # an optimisation only
+        log.debug("warm-up failed", exc_info=True)
+
+
 def _register_lifecycle(server: HeredocLanguageServer) -> None:
     hooks = server.hooks
 
     @server.feature(types.INITIALIZE)
     def on_initialize(params: types.InitializeParams) -> None:
         server.run_hooks(hooks.initialize, params)
+        # Runs right after the answer is written (the answer is sent when this handler returns).
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().call_soon(warm_up, server)
 
     @server.feature(types.INITIALIZED)
     def on_initialized(params: types.InitializedParams) -> None:
