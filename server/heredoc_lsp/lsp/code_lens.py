@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from heredoc_lsp.lsp.analysis import Snapshot
-from heredoc_lsp.lsp.positions import span_to_range
+from heredoc_lsp.lsp.documents import DocumentStore
+from heredoc_lsp.lsp.positions import to_client
 from heredoc_lsp.lsp.run_commands import (
     APPLY_REPLY,
     CANCEL_RUN,
@@ -66,11 +67,15 @@ def lenses_for(feature: RunFeature, snap: Snapshot) -> list[types.CodeLens]:
         return []
     codec = feature.server.position_codec
     out: list[types.CodeLens] = []
-    steps = [t for t in targets if t.kind in ("command", "block")]
+    steps = any(t.kind in ("command", "block") for t in targets)
+    runs = feature.state.runs_of(snap.uri)
+    results = feature.state.results_of(snap.uri)
+    base = {"uri": snap.uri, "version": snap.version}
     for t in targets:
-        rng = span_to_range(codec, snap.lines, t.span)
-        base = {"uri": snap.uri, "version": snap.version}
-        run = feature.state.running(snap.uri, t.key)
+        rng = types.Range(
+            start=to_client(codec, snap.lines, t.line, t.col), end=to_client(codec, snap.lines, t.line, t.end_col)
+        )
+        run = next((r for r in runs if t.key in r.keys), None) if runs else None
         if _shows_running(run, t):
             assert run is not None
             out.append(_lens(rng, running_title(run), CANCEL_RUN, {"runId": run.run_id}))
@@ -89,7 +94,7 @@ def lenses_for(feature: RunFeature, snap: Snapshot) -> list[types.CodeLens]:
             out.append(_lens(rng, RUN_TITLE, command, {**base, "line": t.line}))
         elif t.kind == "block" and t.problem:
             out.append(_lens(rng, _problem_title(t.problem), NOT_CLICKABLE))
-        result = feature.state.result(snap.uri, t.key)
+        result = results.get(t.key)
         if result is not None:
             argument: dict[str, Any] = {"runId": result.run_id}
             if result.file is not None:
@@ -98,8 +103,38 @@ def lenses_for(feature: RunFeature, snap: Snapshot) -> list[types.CodeLens]:
     return out
 
 
+class LensCache:
+    """The last lens list per document, reused while neither the text nor the run state changed.
+
+    Editors ask for lenses often (Neovim on every refresh autocmd, VS Code after every change); building thousands
+    of lens objects is the expensive part. Lists with a running lens are never reused (they show elapsed time).
+    """
+
+    def __init__(self) -> None:
+        self._cache: dict[str, tuple[tuple[int, int, bool], list[types.CodeLens]]] = {}
+
+    def get(self, feature: RunFeature, snap: Snapshot) -> list[types.CodeLens]:
+        stamp = (snap.serial, feature.state.revision, feature.gate.trusted())
+        key = DocumentStore.key(snap.uri)
+        cached = self._cache.get(key)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        lenses = lenses_for(feature, snap)
+        if feature.state.runs_of(snap.uri):
+            self._cache.pop(key, None)
+        else:
+            self._cache[key] = (stamp, lenses)
+        return lenses
+
+    def forget(self, uri: str) -> None:
+        self._cache.pop(DocumentStore.key(uri), None)
+
+
 def register(server: HeredocLanguageServer) -> None:
     from heredoc_lsp.lsp.server import guarded
+
+    cache = LensCache()
+    server.hooks.closed.append(cache.forget)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     @guarded(server, default=[])
@@ -108,4 +143,4 @@ def register(server: HeredocLanguageServer) -> None:
         snap = server.analyses.get(params.text_document.uri)
         if feature is None or snap is None:
             return []
-        return lenses_for(feature, snap)
+        return cache.get(feature, snap)

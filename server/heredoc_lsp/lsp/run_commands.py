@@ -343,7 +343,7 @@ class RunFeature:
             kind=target.kind,
             title=title,
             control=control,
-            keys=tuple(t.key for t in covered),
+            keys=frozenset(t.key for t in covered),
             log_path=log_file.path,
         )
         self._logs[run_id] = log_file.path

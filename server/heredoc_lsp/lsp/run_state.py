@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from heredoc_lsp.lsp.documents import DocumentStore
-from heredoc_lsp.lsp.run_targets import RunTarget
+from heredoc_lsp.lsp.run_targets import RunTarget, TargetKey
 
 if TYPE_CHECKING:  # the executor is imported when the first run starts, not when the server starts
     from heredoc_lsp.executor.control import RunControl
@@ -61,7 +61,7 @@ class ActiveRun:
     kind: str
     title: str
     control: RunControl
-    keys: tuple[str, ...]
+    keys: frozenset[TargetKey]
     started: float = field(default_factory=time.monotonic)
     current: str = ""  # the command running now (progress text)
     current_line: int | None = None  # its 1-based line, as the executor reports it
@@ -72,18 +72,20 @@ class RunState:
     """Active runs and last results, per document."""
 
     def __init__(self) -> None:
-        self._results: dict[str, dict[str, TargetResult]] = {}
+        self._results: dict[str, dict[TargetKey, TargetResult]] = {}
         self.active: dict[str, ActiveRun] = {}
         self.last_log: dict[str, Path] = {}  # document -> log of its latest run
+        self.revision = 0  # bumped on every change (views cache on it)
 
     # -- results -----------------------------------------------------------------------------------------------
-    def result(self, uri: str, key: str) -> TargetResult | None:
+    def result(self, uri: str, key: TargetKey) -> TargetResult | None:
         return self._results.get(DocumentStore.key(uri), {}).get(key)
 
-    def set_result(self, uri: str, key: str, result: TargetResult) -> None:
+    def set_result(self, uri: str, key: TargetKey, result: TargetResult) -> None:
         self._results.setdefault(DocumentStore.key(uri), {})[key] = result
+        self.revision += 1
 
-    def results_of(self, uri: str) -> dict[str, TargetResult]:
+    def results_of(self, uri: str) -> dict[TargetKey, TargetResult]:
         return dict(self._results.get(DocumentStore.key(uri), {}))
 
     def prune(self, uri: str, targets: Iterable[RunTarget]) -> bool:
@@ -95,19 +97,24 @@ class RunState:
         gone = [k for k in stored if k not in alive and not self._running_key(uri, k)]
         for k in gone:
             del stored[k]
+        if gone:
+            self.revision += 1
         return bool(gone)
 
     def forget(self, uri: str) -> None:
         self._results.pop(DocumentStore.key(uri), None)
+        self.revision += 1
 
     # -- active runs -------------------------------------------------------------------------------------------
     def start(self, run: ActiveRun) -> None:
         self.active[run.run_id] = run
+        self.revision += 1
 
     def finish(self, run_id: str) -> ActiveRun | None:
+        self.revision += 1
         return self.active.pop(run_id, None)
 
-    def running(self, uri: str, key: str) -> ActiveRun | None:
+    def running(self, uri: str, key: TargetKey) -> ActiveRun | None:
         """The active run that covers target ``key`` of ``uri``, if any."""
         doc = DocumentStore.key(uri)
         for run in self.active.values():
@@ -115,7 +122,7 @@ class RunState:
                 return run
         return None
 
-    def _running_key(self, uri: str, key: str) -> bool:
+    def _running_key(self, uri: str, key: TargetKey) -> bool:
         return self.running(uri, key) is not None
 
     def runs_of(self, uri: str) -> list[ActiveRun]:

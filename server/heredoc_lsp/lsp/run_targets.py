@@ -12,7 +12,8 @@ changes in a way that invalidates them" means here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -20,6 +21,7 @@ from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity, Span
 
 TargetKind = Literal["script", "command", "reply", "block"]
+TargetKey = tuple[Hashable, ...]  # what the target does (see the module docstring), hashable and cheap to build
 RUN_BLOCK_NAME = "RUN_COMMAND"
 LABEL_CHARS = 60
 
@@ -28,22 +30,27 @@ LABEL_CHARS = 60
 class RunTarget:
     """One runnable (or result-showing) place of a document.
 
-    ``line``/``end_line`` are the lines the target covers (hover anywhere inside shows its result); ``span`` is
-    where its lens and its result diagnostic go. ``problem`` says why it cannot run (None when it can).
-    ``index`` is the position among the script's commands or the reply's commands (-1 for whole-document targets).
+    ``line``/``end_line`` are the lines the target covers (hover anywhere inside shows its result); columns
+    ``col``..``end_col`` of ``line`` (:attr:`span`) are where its lens and its result diagnostic go. ``problem``
+    says why it cannot run (None when it can). ``index`` is the position among the script's commands or the
+    reply's commands (-1 for whole-document targets).
     """
 
     kind: TargetKind
-    key: str
+    key: TargetKey
     line: int
     end_line: int
-    span: Span
+    col: int
+    end_col: int
     label: str
     index: int = -1
     runnable: bool = True
     problem: str | None = None
     command: str = ""
-    stdin: str = ""
+
+    @property
+    def span(self) -> Span:
+        return Span(self.line, self.col, self.line, self.end_col)
 
 
 def short(text: str, limit: int = LABEL_CHARS) -> str:
@@ -72,15 +79,20 @@ def _not_runnable(errors: Sequence[Diagnostic], what: str) -> str:
     return f"{what} has errors: line {first.span.start_line + 1}: {first.message}{more}"
 
 
-def _occurrence_keys(contents: Sequence[str]) -> list[str]:
+def _occurrence_keys(contents: Sequence[TargetKey]) -> list[TargetKey]:
     """Keys that stay unique when the same content occurs twice (the n-th occurrence keeps the n-th result)."""
-    seen: dict[str, int] = {}
-    keys: list[str] = []
+    seen: dict[TargetKey, int] = {}
+    keys: list[TargetKey] = []
     for content in contents:
         n = seen.get(content, 0)
         seen[content] = n + 1
-        keys.append(f"{content}\x00#{n}")
+        keys.append((*content, n))
     return keys
+
+
+def _errors_within(errors: Sequence[Diagnostic], starts: Sequence[int], first: int, last: int) -> list[Diagnostic]:
+    """The errors starting on lines ``first..last`` (``starts``: the errors' start lines, sorted)."""
+    return list(errors[bisect_left(starts, first) : bisect_right(starts, last)])
 
 
 def cli_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarget]:
@@ -90,12 +102,13 @@ def cli_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarg
     assert isinstance(tree, CliScript)
     errors = _errors([*tree.diagnostics, *diagnostics])
     items = [item for item in tree.items if isinstance(item, Command)]
-    contents = [f"cmd\x00{c.text}\x00{c.stdin_text()}" for c in items]
+    contents: list[TargetKey] = [("cmd", c.text, c.heredoc.body if c.heredoc is not None else None) for c in items]
     keys = _occurrence_keys(contents)
+    starts = [d.span.start_line for d in errors]
     commands: list[RunTarget] = []
     for index, (item, key) in enumerate(zip(items, keys, strict=True)):
         end = max(item.end_line, item.line)
-        own = [d for d in errors if item.line <= d.span.start_line <= end]
+        own = _errors_within(errors, starts, item.line, end) if errors else []
         problem: str | None = None
         if own:
             problem = _not_runnable(own, "This command")
@@ -110,13 +123,13 @@ def cli_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarg
                 key=key,
                 line=item.line,
                 end_line=end,
-                span=item.span,
+                col=item.col,
+                end_col=item.col + len(item.text),
                 label=short(item.text),
                 index=index,
                 runnable=problem is None,
                 problem=problem,
                 command=item.text,
-                stdin=item.stdin_text(),
             )
         )
     runnable = [t for t in commands if t.runnable]
@@ -127,10 +140,11 @@ def cli_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarg
         script_problem = "The script has no commands"
     script = RunTarget(
         kind="script",
-        key="script\x00" + "\x01".join(t.key for t in commands),
+        key=("script", tuple(t.key for t in commands)),
         line=0,
         end_line=0,
-        span=Span(0, 0, 0, 0),
+        col=0,
+        end_col=0,
         label=f"{len(runnable)} command{'s' if len(runnable) != 1 else ''}",
         runnable=script_problem is None,
         problem=script_problem,
@@ -144,14 +158,12 @@ def inbox_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTa
 
     assert isinstance(tree, InboxReply)
     errors = _errors([*tree.diagnostics, *diagnostics])
-    contents = []
-    for c in tree.commands:
-        attrs = "\x01".join(f"{k}={v}" for k, v in sorted(c.attrs.items()))
-        contents.append(f"{c.name}\x00{attrs}\x00{c.body}")
+    contents: list[TargetKey] = [(c.name, tuple(sorted(c.attrs.items())), c.body) for c in tree.commands]
     keys = _occurrence_keys(contents)
+    starts = [d.span.start_line for d in errors]
     blocks: list[RunTarget] = []
     for i, (c, key) in enumerate(zip(tree.commands, keys, strict=True)):
-        own = [d for d in errors if c.line <= d.span.start_line <= c.end_line]
+        own = _errors_within(errors, starts, c.line, c.end_line) if errors else []
         is_run = c.name == RUN_BLOCK_NAME
         problem: str | None = None
         if is_run and own:
@@ -166,7 +178,8 @@ def inbox_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTa
                 key=key,
                 line=c.line,
                 end_line=c.end_line,
-                span=c.tag_span,
+                col=c.tag_span.start_col,
+                end_col=c.tag_span.end_col,  # the tag is on the opener's line
                 label=label,
                 index=i,
                 runnable=is_run and problem is None,
@@ -177,10 +190,11 @@ def inbox_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTa
     reply_problem = None if tree.commands else "The reply has no commands"
     reply = RunTarget(
         kind="reply",
-        key="reply\x00" + "\x01".join(t.key for t in blocks),
+        key=("reply", tuple(t.key for t in blocks)),
         line=0,
         end_line=0,
-        span=Span(0, 0, 0, 0),
+        col=0,
+        end_col=0,
         label=f"{len(blocks)} command{'s' if len(blocks) != 1 else ''}",
         runnable=reply_problem is None,
         problem=reply_problem,
