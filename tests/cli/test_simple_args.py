@@ -70,3 +70,18 @@ def test_plain_check_does_not_import_argparse_typing_or_dataclasses(tmp_path: Pa
     script.write_text("echo hi\ncat <<EOF\nbody\nEOF\n")
     proc = subprocess.run([sys.executable, "-c", code, str(script)], capture_output=True, text=True, check=True)
     assert proc.stdout == "[] 0\n"
+
+
+def test_fast_exit_flushes_all_output(tmp_path: Path) -> None:
+    """The console script leaves a check with os._exit: every line must still reach stdout and stderr."""
+    script = tmp_path / "many.cli"
+    script.write_text("".join(f"cmd{i} <<\n" for i in range(3000)))  # 3000 invalid_marker errors
+    exe = Path(sys.executable).parent / "heredoc-lsp"
+    out = tmp_path / "out.txt"
+    with out.open("wb") as sink:
+        proc = subprocess.run([str(exe), "check", str(script)], stdout=sink, stderr=subprocess.PIPE, check=False)
+    assert proc.returncode == 1
+    lines = out.read_text().splitlines()
+    assert len(lines) == 3000
+    assert lines[-1].endswith("error[invalid_marker] Missing heredoc marker after '<<'")
+    assert proc.stderr.decode().splitlines() == ["Checked 1 file: 3000 errors"]

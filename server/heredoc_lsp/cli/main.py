@@ -75,9 +75,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help(sys.stderr)
             return 2
     try:
-        return int(args.handler(args))
+        code = int(args.handler(args))
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
     except BrokenPipeError:
         return 1
+    if argv is None and args.subcommand == "check":
+        _exit_now(code)
+    return code
+
+
+def _exit_now(code: int) -> None:
+    """End a ``check`` process without freeing what it built: the parse of a 100k-line file is hundreds of
+    thousands of objects, and freeing them one by one (then the modules) took 3-5 ms of a 75 ms run. Only for
+    the process entry points (``argv`` None): ``check`` writes nothing after this, holds no temporary files and
+    registers no exit handlers; both output streams are flushed first."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, OSError):
+            code = code or 1
+    os._exit(code)
