@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from pathlib import Path
 
 import pytest
@@ -164,3 +166,26 @@ async def test_untrusted_workspace_offers_and_runs_nothing(tmp_path: Path, profi
         assert result["message"].startswith("heredoc-lsp: this workspace is not trusted")
         assert client.questions == []
         assert not (tmp_path / "made.txt").exists()
+
+
+async def test_nothing_runs_on_open_edit_or_save(client: RunClient) -> None:
+    target = client.root / f"never-{client.profile}.txt"
+    uri = client.open(f"echo x > {target.name}\n")
+    client.replace_all(uri, f"echo y > {target.name}\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    await client.lenses(uri)  # a round trip: the notifications before it were handled
+    await asyncio.sleep(0.3)
+    assert not target.exists()
+    assert client.questions == [] or all("never-" not in q.message for q in client.questions)
+
+
+async def test_the_executor_loads_only_when_a_run_starts() -> None:
+    code = (
+        "import sys\n"
+        "from heredoc_lsp.lsp.server import build_server\n"
+        "build_server()\n"
+        "print(sorted(m for m in sys.modules if m.startswith('heredoc_lsp.executor')))\n"
+    )
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-c", code, stdout=asyncio.subprocess.PIPE)
+    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    assert (proc.returncode, out.decode().strip()) == (0, "[]")
