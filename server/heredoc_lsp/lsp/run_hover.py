@@ -29,6 +29,9 @@ def run_hover_markdown(server: HeredocLanguageServer, snap: Snapshot, position: 
     feature = feature_of(server)
     if feature is None:
         return None
+    if not feature.state.results_of(snap.uri) and not feature.state.runs_of(snap.uri):
+        # Nothing ran yet: skip building every run target (seconds on a 100k-line script right after an edit).
+        return None
     targets = feature.targets(snap)
     if not targets:
         return None
