@@ -141,13 +141,40 @@ def analyze_lines(
 
         tree = parse_outbox(lines)
     found.extend(tree.diagnostics)
-    kept: list[Diagnostic] = found
-    suppressed: list[Diagnostic] = []
     if found and may_have_directives is None:
         if directives_in is not None:
             may_have_directives = "heredoc-lsp" in directives_in
         else:
             may_have_directives = any("heredoc-lsp" in line for line in lines)
+    return finish_analysis(
+        language,
+        lines,
+        tree,
+        found,
+        newline=newline,
+        had_bom=had_bom,
+        workspace=workspace,
+        may_have_directives=bool(may_have_directives),
+    )
+
+
+def finish_analysis(
+    language: Language,
+    lines: Sequence[str],
+    tree: Tree,
+    found: list[Diagnostic],
+    *,
+    newline: str = "\n",
+    had_bom: bool = False,
+    workspace: Path | None = None,
+    may_have_directives: bool = True,
+) -> Analysis:
+    """Apply suppressions to ``found`` (every diagnostic of a parsed document) and build the :class:`Analysis`.
+
+    The server calls this after its incremental re-parse; :func:`analyze_lines` after a full parse.
+    """
+    kept: list[Diagnostic] = found
+    suppressed: list[Diagnostic] = []
     if found and may_have_directives:  # directives are rare: skip the layout work for most documents
         from heredoc_lsp.analysis.layouts import layout_for
         from heredoc_lsp.analysis.suppress import apply_suppressions, find_suppressions

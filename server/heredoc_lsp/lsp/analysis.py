@@ -69,10 +69,6 @@ def _newline_of(doc: Document) -> str:
     return doc.endings[0] if doc.endings and doc.endings[0] else "\n"
 
 
-def _position(d: Diagnostic) -> tuple[int, int, int, int]:
-    return (d.span.start_line, d.span.start_col, int(d.severity), 0)
-
-
 def finish(
     language: Language,
     lines: Sequence[str],
@@ -82,25 +78,11 @@ def finish(
     workspace: Path | None,
     has_directive: bool,
 ) -> Analysis:
-    """Apply suppressions and build the core's Analysis (what ``analysis.core.analyze`` does after parsing)."""
-    from heredoc_lsp.analysis.core import Analysis
-    from heredoc_lsp.analysis.suppress import apply_suppressions, find_suppressions
+    """Apply suppressions and build the core's Analysis (the core's own tail of ``analyze``)."""
+    from heredoc_lsp.analysis.core import finish_analysis
 
-    kept: list[Diagnostic] = found
-    suppressed: list[Diagnostic] = []
-    if found and has_directive:
-        from heredoc_lsp.analysis.layouts import layout_for
-
-        kept, suppressed = apply_suppressions(found, find_suppressions(lines, layout_for(language, lines, tree)))
-    kept.sort(key=_position)
-    return Analysis(
-        language=language,
-        lines=lines,
-        tree=tree,
-        diagnostics=tuple(kept),
-        suppressed=tuple(suppressed),
-        newline=newline,
-        workspace=workspace,
+    return finish_analysis(
+        language, lines, tree, found, newline=newline, workspace=workspace, may_have_directives=has_directive
     )
 
 
