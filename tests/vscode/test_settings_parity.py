@@ -25,7 +25,10 @@ PROPERTIES: dict[str, dict[str, Any]] = MANIFEST["contributes"]["configuration"]
 PREFIX = "heredocLsp."
 EXTENSION_ONLY = {"python.path", "trace.server"}
 # Keys the server reads itself (not heredoc-lsp.toml keys), and the TOML file's keys in settings spelling.
-SERVER_ONLY = set(SERVER_KEYS)
+# Server-only keys a user sets. "trusted" is not one: the extension sends vscode.workspace.isTrusted itself, and a
+# workspace setting must never be able to turn Restricted Mode's refusal off.
+EXTENSION_DERIVED = {"trusted"}
+SERVER_ONLY = set(SERVER_KEYS) - EXTENSION_DERIVED
 CONFIG_KEYS = {
     *(k for k in _TOP_KEYS if k not in _SECTIONS),
     *(f"{section}.{key_name(k, 'settings')}" for section, keys in _SECTIONS.items() for k in keys),
@@ -50,6 +53,8 @@ def server_messages(key: str, value: Any) -> tuple[str, ...]:
 
 def test_the_manifest_declares_exactly_the_servers_keys() -> None:
     assert set(declared()) == CONFIG_KEYS | SERVER_ONLY
+    assert not EXTENSION_DERIVED & set(declared())
+    assert set(SERVER_KEYS) >= EXTENSION_DERIVED
     assert {k[len(PREFIX) :] for k in PROPERTIES} >= EXTENSION_ONLY
 
 
