@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -93,6 +93,9 @@ class DiagnosticsFeature:
         self._data_pull = True
         self.published_versions: dict[str, int | None] = {}
         self._waiting_for_settings = False
+        # Other features' diagnostics for a snapshot (e.g. failed runs), added to every push: a push replaces the
+        # client's whole list for the document, so they must travel together. Call schedule(uri) when they change.
+        self.extra_push_sources: list[Callable[[Snapshot], Sequence[Diagnostic]]] = []
 
     # -- wiring ------------------------------------------------------------------------------------------------
     def register(self) -> None:
@@ -210,6 +213,16 @@ class DiagnosticsFeature:
             return  # superseded while it was computed: the newer version is scheduled
         else:
             diagnostics = self.lsp_diagnostics(snap, related=self._related_push, data=self._data_push)
+            extras = [d for source in self.extra_push_sources for d in self._extra(source, snap)]
+            if extras:
+                codec = self.server.position_codec
+                diagnostics = [
+                    *diagnostics,
+                    *(
+                        to_lsp(snap.uri, snap.lines, codec, d, related=self._related_push, data=self._data_push)
+                        for d in extras
+                    ),
+                ]
         if self.server.protocol.writer is None:
             return
         if not diagnostics and key not in self.published_versions and not self.push:
@@ -218,6 +231,14 @@ class DiagnosticsFeature:
         self.server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=doc.uri, version=doc.version, diagnostics=diagnostics)
         )
+
+    @staticmethod
+    def _extra(source: Callable[[Snapshot], Sequence[Diagnostic]], snap: Snapshot) -> Sequence[Diagnostic]:
+        try:
+            return source(snap)
+        except Exception:
+            log.exception("an extra diagnostics source failed")
+            return ()
 
     # -- pull --------------------------------------------------------------------------------------------------
     def _on_pull(self, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:

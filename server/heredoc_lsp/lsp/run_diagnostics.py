@@ -5,11 +5,8 @@ How they reach the client depends on how the diagnostics feature talks to it:
 - **pull** clients (VS Code with pull, Neovim 0.10+) keep pushed and pulled diagnostics apart, so the run diagnostics
   are *pushed* on their own (``textDocument/publishDiagnostics`` with the document version) and never touch the
   pulled syntax diagnostics; they are re-pushed when the text changes (results that no longer apply vanish);
-- **push** clients (eglot, old VS Code) get one list per document, so the run diagnostics go with the syntax ones:
-  when the diagnostics feature offers ``extra_push_sources`` (a list of ``fn(snapshot) -> list[Diagnostic]``) they
-  are added there and a re-push is scheduled; otherwise this module pushes the feature's own list for the
-  snapshot (``lsp_diagnostics``) followed by the run diagnostics, right after each of the feature's pushes (on
-  change and on configuration changes), so the last list the client gets always holds both.
+- **push** clients (eglot, old VS Code) get one list per document, so the run diagnostics go with the syntax ones
+  through the diagnostics feature's ``extra_push_sources``; a change of results schedules that feature's push.
 """
 
 from __future__ import annotations
@@ -52,11 +49,9 @@ class RunDiagnostics:
     # -- mode ----------------------------------------------------------------------------------------------------
     def _mode(self) -> str:
         diag = self.server.diagnostics_feature
-        if diag is None:
+        if diag is None or (diag.pull and not diag.push):
             return "own"
-        if diag.pull and not diag.push:
-            return "own"
-        return "joined" if isinstance(getattr(diag, "extra_push_sources", None), list) else "merged"
+        return "joined"
 
     # -- events --------------------------------------------------------------------------------------------------
     def refresh(self, uri: str) -> None:
@@ -113,14 +108,6 @@ class RunDiagnostics:
             return
         codec = self.server.position_codec
         items = [to_lsp(snap.uri, snap.lines, codec, d) for d in found]
-        diag = self.server.diagnostics_feature
-        if mode == "merged" and diag is not None:
-            if snap.revision != doc.revision:
-                return
-            # The feature's own list first (what its last push held), then the run diagnostics.
-            related = bool(getattr(diag, "_related_push", True))
-            data = bool(getattr(diag, "_data_push", True))
-            items = [*diag.lsp_diagnostics(snap, related=related, data=data), *items]
         if found:
             self._published.add(key)
         else:
