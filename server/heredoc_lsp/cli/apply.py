@@ -32,10 +32,9 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from collections.abc import Mapping
     from typing import Literal
 
-    from heredoc_lsp.cli.run_common import Request, build_options, load_cli_config, main_for, require_file
+    from heredoc_lsp.cli.run_common import Request, file_preparer, main_for
     from heredoc_lsp.executor.control import RunControl
     from heredoc_lsp.executor.events import EventSink
     from heredoc_lsp.executor.model import RunOutcome
@@ -43,11 +42,6 @@ def run(args: argparse.Namespace) -> int:
 
     workspace = Path(args.workspace) if args.workspace else None
     session: str | Literal[False] | None = False if args.no_session else args.session
-
-    def prepare(path: Path, overrides: Mapping[str, Any] | None) -> Request:
-        require_file(path)
-        config = load_cli_config(args, path)
-        return Request(path, build_options(args, config, overrides), config)
 
     async def start(request: Request, sink: EventSink, control: RunControl) -> RunOutcome:
         return await apply_reply(
@@ -61,4 +55,4 @@ def run(args: argparse.Namespace) -> int:
             run_id=request.run_id,
         )
 
-    return main_for(args, Path(args.reply) if args.reply else None, prepare, start)
+    return main_for(args, Path(args.reply) if args.reply else None, file_preparer(args), start)

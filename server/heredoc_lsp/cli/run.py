@@ -42,20 +42,14 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from collections.abc import Mapping
 
-    from heredoc_lsp.cli.run_common import Request, build_options, load_cli_config, main_for, require_file
+    from heredoc_lsp.cli.run_common import Request, file_preparer, main_for
     from heredoc_lsp.executor.control import RunControl
     from heredoc_lsp.executor.events import EventSink
     from heredoc_lsp.executor.model import RunOutcome
     from heredoc_lsp.executor.script_run import run_script
 
     workspace = Path(args.workspace) if args.workspace else None
-
-    def prepare(path: Path, overrides: Mapping[str, Any] | None) -> Request:
-        require_file(path)
-        config = load_cli_config(args, path)
-        return Request(path, build_options(args, config, overrides), config)
 
     async def start(request: Request, sink: EventSink, control: RunControl) -> RunOutcome:
         return await run_script(
@@ -68,4 +62,4 @@ def run(args: argparse.Namespace) -> int:
             run_id=request.run_id,
         )
 
-    return main_for(args, Path(args.script) if args.script else None, prepare, start)
+    return main_for(args, Path(args.script) if args.script else None, file_preparer(args), start)

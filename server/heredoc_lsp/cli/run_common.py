@@ -106,6 +106,17 @@ Starter = Callable[[Request, EventSink, RunControl], Awaitable[RunOutcome]]
 Preparer = Callable[[Path, Mapping[str, Any] | None], Request]
 
 
+def file_preparer(args: argparse.Namespace) -> Preparer:
+    """The usual preparer of ``run`` and ``apply``: the file must exist; its config and the options make the request."""
+
+    def prepare(path: Path, overrides: Mapping[str, Any] | None) -> Request:
+        require_file(path)
+        config = load_cli_config(args, path)
+        return Request(path, build_options(args, config, overrides), config)
+
+    return prepare
+
+
 def _install_signals(loop: asyncio.AbstractEventLoop, control: RunControl, got: dict[str, int]) -> None:
     def on_signal(signum: int, reason: str) -> None:
         got.setdefault("signal", signum)

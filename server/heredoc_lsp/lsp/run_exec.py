@@ -68,25 +68,18 @@ async def execute(job: RunJob, sink: EventSink, control: RunControl, run_id: str
         )
     from heredoc_lsp.executor.reply_apply import apply_reply
 
-    if job.kind == "block":
+    block = job.kind == "block"
+    text = job.text
+    if block:
         assert job.block is not None
-        return await apply_reply(
-            job.path or Path(UNTITLED_REPLY),
-            text=block_text(job.block),
-            config=job.config,
-            options=options,
-            workspace=job.workspace,
-            session=False,
-            sink=sink,
-            control=control,
-            run_id=run_id,
-        )
+        text = block_text(job.block)
     return await apply_reply(
         job.path or Path(UNTITLED_REPLY),
-        text=job.text,
+        text=text,
         config=job.config,
         options=options,
         workspace=job.workspace,
+        session=False if block else None,  # one block runs outside any agent session
         sink=sink,
         control=control,
         run_id=run_id,
