@@ -1,0 +1,63 @@
+"""Shared fixtures for the hostile-reply suite: a workspace, a private user config home, the real command line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+RunCli = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """An empty workspace directory (the cwd of every command-line run)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
+
+
+@pytest.fixture
+def user_config_home(tmp_path: Path) -> Path:
+    """A private $XDG_CONFIG_HOME, so the real user's heredoc-lsp config never takes part."""
+    home = tmp_path / "xdg"
+    (home / "heredoc-lsp").mkdir(parents=True)
+    return home
+
+
+@pytest.fixture
+def cli_env(user_config_home: Path) -> dict[str, str]:
+    """The environment of a command-line run: the test's own, with the private config home."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
+    env["XDG_CONFIG_HOME"] = str(user_config_home)
+    env["NO_COLOR"] = "1"
+    return env
+
+
+@pytest.fixture
+def run_cli(workspace: Path, cli_env: dict[str, str]) -> RunCli:
+    """Runs ``python -m heredoc_lsp ARGS`` as a real subprocess in the workspace."""
+
+    def run(
+        *args: str,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        input: str = "",
+        timeout: float = 60,
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "heredoc_lsp", *args],
+            cwd=cwd or workspace,
+            env={**cli_env, **(env or {})},
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+    return run
