@@ -213,10 +213,12 @@ def run(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     import gc
 
+    from heredoc_lsp.analysis.config_file import ignored_diagnostics
     from heredoc_lsp.analysis.core import analyze_bytes
     from heredoc_lsp.cli.output import use_color
     from heredoc_lsp.cli.sources import (
-        config_for,
+        display_path,
+        effective_for,
         explicit_config,
         explicit_workspace,
         read_source,
@@ -248,7 +250,7 @@ def _check(args: argparse.Namespace) -> int:
             run_state.note(f"skipping {source.display} (binary file)", always=explicit)
             continue
         try:
-            config = config_for(resolver, source)
+            effective = effective_for(resolver, source)
         except ConfigError as exc:
             run_state.failed = True
             if id(exc) not in reported_configs:
@@ -256,6 +258,13 @@ def _check(args: argparse.Namespace) -> int:
                 config_errors.append(exc)
             run_state.note(f"not checking {source.display}: its config file is broken")
             continue
+        config = effective.config
+        if effective.ignored and id(effective) not in reported_configs:  # once per workspace config file
+            reported_configs.add(id(effective))
+            ignored_warnings = ignored_diagnostics(effective.ignored)
+            counts.by_severity[int(ignored_warnings[0].severity)] += len(ignored_warnings)
+            assert config.source is not None
+            results.append((display_path(config.source), ignored_warnings))
         if args.verbose:
             where = f", config {config.source}" if config.source is not None else ""
             run_state.note(f"checking {source.display} ({source.language.value}{where})")
