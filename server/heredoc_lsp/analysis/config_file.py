@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from heredoc_lsp.config.effective import IGNORED_SETTING, IgnoredSetting, effective_config
 from heredoc_lsp.config.model import DEFAULT_CONFIG, Config, ConfigError, ConfigProblem
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Span, error, warning
 from heredoc_lsp.syntax.text import split_lines, trim_end
+
+TYPE_CHECKING = False  # `check` imports this module on its start-up path, which does not load typing
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def problem_span(lines: list[str], problem: ConfigProblem) -> Span:
