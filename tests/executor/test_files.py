@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from heredoc_lsp.analysis.workspace import MAX_EDIT_BYTES
+from heredoc_lsp.executor.environment import Redactor
 from heredoc_lsp.executor.files import FileOpError, Workspace
 
 
@@ -304,6 +306,49 @@ def test_read_file_text_binary_and_cap(layout: tuple[Workspace, Path]) -> None:
     os.mkfifo(ws.root / "fifo")
     with pytest.raises(FileOpError, match=r"^'fifo' is not a regular file$"):
         ws.read_file("fifo")
+
+
+SECRET = "tok-0123456789abcdef"
+
+
+def test_read_file_hides_secrets_and_a_secret_cut_by_the_cap(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    redactor = Redactor([SECRET])
+    (ws.root / "env.txt").write_text(f"token={SECRET}\n")
+    assert ws.read_file("env.txt", redactor=redactor).text == "token=[REDACTED]\n"
+    assert ws.read_file("env.txt").text == f"token={SECRET}\n"  # no redactor: nothing to hide
+    (ws.root / "cut.txt").write_text("x" * 90 + SECRET)
+    got = ws.read_file("cut.txt", max_chars=100, redactor=redactor)
+    assert got.text == "x" * 90 + "[REDACTED]\n[... truncated: showing the first 100 characters of 110 bytes ...]"
+
+
+def _sparse(path: Path, size: int) -> None:
+    with open(path, "wb") as f:
+        f.truncate(size)
+
+
+def test_edit_file_above_the_cap_fails_before_reading(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    _sparse(ws.root / "huge.log", MAX_EDIT_BYTES + 1)
+    with pytest.raises(FileOpError, match=r"^File 'huge.log' is too large to edit \(10485761 bytes; EDIT_FILE"):
+        ws.edit_file("huge.log", 1, 1, "x")
+    assert (ws.root / "huge.log").stat().st_size == MAX_EDIT_BYTES + 1
+    (ws.root / "small.txt").write_text("a\nb\nc\n")
+    with pytest.raises(FileOpError, match=r"too large to edit \(6 bytes; EDIT_FILE handles files up to 5 bytes\)"):
+        ws.edit_file("small.txt", 1, 1, "x", max_edit_bytes=5)
+    assert (
+        ws.edit_file("small.txt", 1, 1, "x", max_edit_bytes=6)
+        == "Edited 'small.txt': line 1 replaced with 1 line (now 3 lines)"
+    )
+
+
+def test_line_count_reads_in_chunks_and_stops_at_the_cap(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    (ws.root / "crlf.txt").write_bytes(b"a\r\nb\rc\n\nd")
+    assert ws.line_count("crlf.txt") == 5
+    _sparse(ws.root / "huge.log", MAX_EDIT_BYTES + 1)
+    assert ws.line_count("huge.log") is None
+    assert ws.line_count("missing.txt") is None
 
 
 def test_list_files_skips_links_vcs_and_protected(tmp_path: Path) -> None:

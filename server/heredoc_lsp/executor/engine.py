@@ -104,6 +104,11 @@ class RunContext:
             self._redactor = Redactor(secret_values())
         return self._env, self._redactor
 
+    @property
+    def redactor(self) -> Redactor:
+        """Hides the secret values of heredoc-lsp's environment in everything the run shows or writes."""
+        return self._environment()[1]
+
     async def run_command(
         self, index: int, total: int, text: str, stdin: str, *, line: int | None, kind: str
     ) -> StepResult:

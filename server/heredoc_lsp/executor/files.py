@@ -24,6 +24,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from heredoc_lsp.analysis.workspace import MAX_EDIT_BYTES, count_lines_fd, too_large_message
+from heredoc_lsp.executor.environment import Redactor
 from heredoc_lsp.syntax.paths import check_path_text, display_path, normalize_relative
 from heredoc_lsp.syntax.text import split_lines, split_lines_keepends
 
@@ -142,20 +144,27 @@ class Workspace:
         with _as_file_error(path, "write"):
             return self._create_file(path, content)
 
-    def edit_file(self, path: str, start_line: int, end_line: int, body: str) -> str:
-        """EDIT_FILE: replace lines ``start_line..end_line`` (1-based, inclusive); line endings are kept."""
+    def edit_file(
+        self, path: str, start_line: int, end_line: int, body: str, max_edit_bytes: int = MAX_EDIT_BYTES
+    ) -> str:
+        """EDIT_FILE: replace lines ``start_line..end_line`` (1-based, inclusive); line endings are kept.
+
+        A file larger than ``max_edit_bytes`` is refused before anything is read (editing holds it in memory).
+        """
         with _as_file_error(path, "edit"):
-            return self._edit_file(path, start_line, end_line, body)
+            return self._edit_file(path, start_line, end_line, body, max_edit_bytes)
 
     def delete_file(self, path: str) -> str:
         """DELETE_FILE. Returns the summary."""
         with _as_file_error(path, "delete"):
             return self._delete_file(path)
 
-    def read_file(self, path: str, max_chars: int = DEFAULT_READ_CHARS) -> FileContents:
-        """READ_FILE: the text (capped at ``max_chars``) or a binary notice."""
+    def read_file(
+        self, path: str, max_chars: int = DEFAULT_READ_CHARS, redactor: Redactor | None = None
+    ) -> FileContents:
+        """READ_FILE: the text (capped at ``max_chars``, secret values hidden) or a binary notice."""
         with _as_file_error(path, "read"):
-            return self._read_file(path, max_chars)
+            return self._read_file(path, max_chars, redactor or Redactor())
 
     def _create_file(self, path: str, content: str) -> str:
         """CREATE_FILE: write ``content`` (parents created), atomically. Returns the summary."""
@@ -169,7 +178,7 @@ class Workspace:
         shown = display_path(path)
         return f"Created '{shown}'" if existing is None else f"Created '{shown}' (replaced the existing file)"
 
-    def _edit_file(self, path: str, start_line: int, end_line: int, body: str) -> str:
+    def _edit_file(self, path: str, start_line: int, end_line: int, body: str, max_edit_bytes: int) -> str:
         """EDIT_FILE: replace lines ``start_line..end_line`` (1-based, inclusive); line endings are kept."""
         parts = self.resolve(path)
         shown = display_path(path)
@@ -179,7 +188,7 @@ class Workspace:
                 raise FileOpError(f"File '{shown}' not found", not_found=True)
             if not stat.S_ISREG(existing.st_mode):
                 raise _not_a_file(path, existing)
-            raw = _read_all(dir_fd, parts[-1], path)
+            raw = _read_all(dir_fd, parts[-1], path, limit=max_edit_bytes)
             if b"\0" in raw[:BINARY_SNIFF_BYTES]:
                 raise FileOpError(f"File '{shown}' is binary; EDIT_FILE changes text files only")
             text = raw.decode("utf-8", "surrogateescape")
@@ -205,8 +214,8 @@ class Workspace:
                 raise FileOpError(f"File '{shown}' not found", not_found=True) from None
         return f"Deleted '{shown}'"
 
-    def _read_file(self, path: str, max_chars: int = DEFAULT_READ_CHARS) -> FileContents:
-        """READ_FILE: the text (capped at ``max_chars``) or a binary notice."""
+    def _read_file(self, path: str, max_chars: int, redactor: Redactor) -> FileContents:
+        """READ_FILE: at most about ``4 * max_chars`` bytes are read, whatever the file's size (from fstat)."""
         parts = self.resolve(path)
         shown = display_path(path)
         with self._parent(path, parts, create=False) as dir_fd:
@@ -225,7 +234,12 @@ class Workspace:
         truncated = len(raw) < size or len(text) > max_chars
         if truncated:
             text = text[:max_chars]
-            text += f"\n[... truncated: showing the first {len(text)} characters of {size} bytes ...]"
+            kept = len(text)
+            # The cap may cut a secret in two: its beginning at the end is hidden too.
+            text = redactor.mask_end(text)
+            text += f"\n[... truncated: showing the first {kept} characters of {size} bytes ...]"
+        else:
+            text = redactor.redact(text)
         return FileContents(normalize_relative(path), text, size, truncated=truncated)
 
     def exists(self, path: str) -> bool:
@@ -236,12 +250,19 @@ class Workspace:
             return False
         return os.path.isfile(os.path.join(self.root, *parts))
 
-    def line_count(self, path: str) -> int | None:
-        """Number of lines of an existing text file (for range checks), None when it cannot be read."""
+    def line_count(self, path: str, max_bytes: int = MAX_EDIT_BYTES) -> int | None:
+        """Number of lines of an existing file (for range checks), counted in chunks; None when it cannot be read
+        or is larger than ``max_bytes``."""
         try:
             parts = self.resolve(path)
             with self._parent(path, parts, create=False) as dir_fd:
-                return len(split_lines(_read_all(dir_fd, parts[-1], path).decode("utf-8", "replace")))
+                fd = _open_regular(dir_fd, parts[-1], path)
+                try:
+                    if os.fstat(fd).st_size > max_bytes:
+                        return None
+                    return count_lines_fd(fd)
+                finally:
+                    os.close(fd)
         except (FileOpError, OSError):
             return None
 
@@ -326,12 +347,20 @@ def _open_regular(dir_fd: int, name: str, path: str) -> int:
     return fd
 
 
-def _read_all(dir_fd: int, name: str, path: str) -> bytes:
+def _read_all(dir_fd: int, name: str, path: str, *, limit: int) -> bytes:
+    """The whole file, when it is at most ``limit`` bytes (by fstat, and by what is read: it may grow meanwhile)."""
     fd = _open_regular(dir_fd, name, path)
     try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise FileOpError(too_large_message(display_path(path), size, limit))
         chunks: list[bytes] = []
-        while chunk := os.read(fd, 1 << 20):
+        got = 0
+        while chunk := os.read(fd, min(1 << 20, limit + 1 - got)):
             chunks.append(chunk)
+            got += len(chunk)
+            if got > limit:
+                raise FileOpError(too_large_message(display_path(path), max(size, got), limit))
         return b"".join(chunks)
     finally:
         os.close(fd)
