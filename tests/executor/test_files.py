@@ -197,8 +197,10 @@ def test_protected_directories(tmp_path: Path) -> None:
     with pytest.raises(FileOpError) as info:
         ws.create_file("sessions/abc.json", "{}")
     assert info.value.summary == (
-        "REJECTED: Path 'sessions/abc.json' is inside 'sessions/', which is reserved for heredoc-lsp"
+        "Path 'sessions/abc.json' is protected: 'sessions/' holds heredoc-lsp's own agent state "
+        "(a reply written there could forge the next one)"
     )
+    assert not info.value.rejected
     ws.create_file("sessionsX/a.txt", "fine")
 
 
