@@ -1,18 +1,27 @@
 """Isolation and resource limits for one command (SPEC §6).
 
-``sandbox = "bwrap"`` (or ``"auto"`` when bubblewrap is installed and works) runs the command under bubblewrap:
-the root file system read-only, the workspace the only writable place, a private ``/tmp``, no network unless
-allowed, all capabilities dropped, a new session, ``--die-with-parent`` and a new pid namespace, so that killing
-the sandbox kills everything started inside it (even a grandchild that called ``setsid``).
+``sandbox = "bwrap"`` (or ``"auto"`` when bubblewrap is installed and works) runs the command under bubblewrap,
+which sees only what it needs: the system's program and library folders (``/usr``, ``/bin``, ``/sbin``, ``/lib*``)
+and ``/etc`` read-only, with the secrets in ``/etc`` (:data:`ETC_SECRETS`) masked; the workspace writable, with
+its protected paths (:data:`WORKSPACE_READ_ONLY`) bound read-only on top; a fresh tmpfs HOME (:data:`SANDBOX_HOME`)
+and ``/tmp``; a minimal ``/dev``; its own ``/proc`` in a new pid namespace; no network unless allowed; all
+capabilities dropped, a new session and ``--die-with-parent``, so that killing the sandbox kills everything started
+inside it. Everything else (``/home``, ``/root``, ``/run``, ``/var``, ``/mnt``, ``/media``, ``/srv``, ``/opt``, host
+sockets) is absent.
 
-Resource limits (CPU seconds, address space, file size, open files, no core files) apply in every mode. They are
-set by a ``/bin/sh`` prologue (``ulimit ... && exec "$@"``) rather than a Python ``preexec_fn``: that keeps
-:mod:`subprocess` on its fast ``vfork`` path and is safe in a multi-threaded server.
+Resource limits (CPU seconds, address space, file size, open files, processes, no core files) apply in every mode.
+They are set by a ``/bin/sh`` prologue (``ulimit ... && exec "$@"``) rather than a Python ``preexec_fn``: that keeps
+:mod:`subprocess` on its fast ``vfork`` path and is safe in a multi-threaded server. The process limit is
+``RLIMIT_NPROC`` (``ulimit -u``) for an ordinary user; the kernel ignores that limit for root, so as root the command
+runs in a fresh ``pids`` cgroup with ``pids.max`` instead (see :func:`pids_cgroup`).
+
+Without bubblewrap, every run says so first (:data:`UNISOLATED_NOTE`).
 """
 
 from __future__ import annotations
 
 import functools
+import glob
 import os
 import resource
 import shutil
@@ -71,20 +80,104 @@ class SandboxChoice:
 def choose_sandbox(mode: SandboxMode) -> SandboxChoice:
     """Resolve ``auto``; raise :class:`SandboxUnavailable` when ``bwrap`` is required but unusable."""
     if mode == "none":
-        return SandboxChoice("none", None)
+        return SandboxChoice("none", None, f'sandbox = "none": {UNISOLATED_NOTE}')
     path, why = bwrap_status()
     if path is not None:
         return SandboxChoice("bwrap", path)
     if mode == "bwrap":
         raise SandboxUnavailable(f'sandbox = "bwrap" but {why}')
-    return SandboxChoice("none", None, f"{why}: commands run without isolation (resource limits still apply)")
+    return SandboxChoice("none", None, f"{why}: {UNISOLATED_NOTE}")
+
+
+# Secrets in /etc that a command never needs: masked by an empty file or folder.
+ETC_SECRETS = (
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/security/opasswd",
+    "/etc/ssl/private",
+    "/etc/krb5.keytab",
+    "/etc/NetworkManager/system-connections",
+    "/etc/wpa_supplicant",
+    "/etc/ssh/ssh_host_*_key",
+)
+# System folders bound read-only (a symbolic link such as /bin -> usr/bin on merged-/usr systems stays a link).
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# Paths of the workspace bound read-only over the writable workspace when they exist (SPEC §6 "Protected paths";
+# the reply-side list is heredoc_lsp/syntax/protected.py). Only top-level ones: finding nested .git folders would
+# mean walking the whole workspace before every command.
+WORKSPACE_READ_ONLY = (
+    "inbox",
+    "outbox",
+    "sessions",
+    ".heredoc-lsp",
+    ".git",
+    ".envrc",
+    ".vscode",
+    ".idea",
+    "heredoc-lsp.toml",
+    "pyproject.toml",
+)
+SANDBOX_HOME = "/home/sandbox"
+UNISOLATED_NOTE = (
+    "running WITHOUT isolation (no bubblewrap): commands can read and write everything this user can, "
+    "including other processes' environments under /proc"
+)
+
+
+def _system_binds() -> list[str]:
+    args: list[str] = []
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            args += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            args += ["--ro-bind", d, d]
+    args += ["--ro-bind", "/etc", "/etc"]
+    for pattern in ETC_SECRETS:
+        for path in sorted(glob.glob(pattern)) if "*" in pattern else [pattern]:
+            if os.path.islink(path) or not os.path.lexists(path):
+                continue
+            if os.path.isdir(path):
+                args += ["--tmpfs", path]
+            else:
+                args += ["--ro-bind", "/dev/null", path]
+    return args
+
+
+def _resolver_binds() -> list[str]:
+    """With network: /etc/resolv.conf often links into /run (systemd-resolved), which is otherwise absent."""
+    target = os.path.realpath("/etc/resolv.conf")
+    if target.startswith("/run/") and os.path.exists(target):
+        folder = os.path.dirname(target)
+        return ["--ro-bind", folder, folder]
+    return []
+
+
+def _read_only_workspace_paths(workspace: Path) -> list[str]:
+    args: list[str] = []
+    root = str(workspace)
+    for name in WORKSPACE_READ_ONLY:
+        path = os.path.join(root, name)
+        if not os.path.lexists(path):
+            continue
+        real = os.path.realpath(path)
+        if not real.startswith(root.rstrip(os.sep) + os.sep):
+            continue  # a link out of the workspace: its target is not mounted at all
+        args += ["--ro-bind", real, real]
+    return args
 
 
 def _bwrap_base(workspace: Path, *, allow_network: bool, writable: bool = True) -> list[str]:
-    args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    args = _system_binds()
+    args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", SANDBOX_HOME]
+    if allow_network:
+        args += _resolver_binds()
     if writable:
         ws = str(workspace)
-        args += ["--bind", ws, ws, "--chdir", ws]
+        args += ["--bind", ws, ws, *_read_only_workspace_paths(workspace), "--chdir", ws]
     # Everything --unshare-all does except the user namespace, which bwrap adds by itself when it is not privileged
     # (as root it only costs time: capabilities are dropped below).
     args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
@@ -94,7 +187,7 @@ def _bwrap_base(workspace: Path, *, allow_network: bool, writable: bool = True) 
     if os.geteuid() == 0:
         # Root keeps every capability in the sandbox otherwise, and could simply remount "/" writable.
         args += ["--cap-drop", "ALL"]
-    args += ["--setenv", "TMPDIR", "/tmp"]
+    args += ["--setenv", "TMPDIR", "/tmp", "--setenv", "HOME", SANDBOX_HOME]
     return args
 
 
