@@ -20,10 +20,12 @@ Without bubblewrap, every run says so first (:data:`UNISOLATED_NOTE`).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import glob
 import os
 import resource
+import secrets
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -45,6 +47,7 @@ class ResourceLimits:
     file_size_bytes: int | None = 2 << 30
     open_files: int | None = 1024
     core_bytes: int | None = 0
+    processes: int | None = 512  # processes and threads a command may add (see :func:`process_limit_argv`)
 
 
 class SandboxUnavailable(Exception):
@@ -218,6 +221,36 @@ def limits_prologue(limits: ResourceLimits) -> str:
     return " && ".join(steps)
 
 
+def _user_process_count(uid: int) -> int:
+    """How many processes ``uid`` has now (RLIMIT_NPROC counts them all, not only the command's)."""
+    count = 0
+    try:
+        entries = os.scandir("/proc")
+    except OSError:
+        return 0
+    with entries:
+        for entry in entries:
+            if entry.name.isdigit():
+                try:
+                    if entry.stat(follow_symlinks=False).st_uid == uid:
+                        count += 1
+                except OSError:
+                    continue
+    return count
+
+
+def _nproc_step(limits: ResourceLimits) -> str | None:
+    """``ulimit -u`` for an ordinary user: the processes it has now plus the command's allowance.
+
+    Root is exempt from RLIMIT_NPROC (the kernel skips the check for the initial user namespace's root), so as
+    root the limit is a pids cgroup instead (:func:`pids_cgroup`).
+    """
+    if limits.processes is None or os.geteuid() == 0:
+        return None
+    wanted = _user_process_count(os.getuid()) + max(8, limits.processes)
+    return f"ulimit -u {_clamp(resource.RLIMIT_NPROC, wanted)}"
+
+
 def limited_argv(argv: Sequence[str], limits: ResourceLimits) -> list[str]:
     """``argv`` with the limits applied before it runs.
 
@@ -226,12 +259,89 @@ def limited_argv(argv: Sequence[str], limits: ResourceLimits) -> list[str]:
     other argv is started through a shell that sets the limits and then ``exec``s it (no re-quoting: ``"$@"``).
     If a limit cannot be set the command does not run (exit code 125).
     """
-    prologue = limits_prologue(limits)
+    prologue = " && ".join(step for step in (limits_prologue(limits), _nproc_step(limits)) if step)
     if not prologue:
         return list(argv)
     if len(argv) >= 3 and argv[0] == SHELL and argv[1] == "-c":
         return [SHELL, "-c", f"{prologue} || exit 125\n{argv[2]}", *argv[3:]]
     return [SHELL, "-c", f'{prologue} || exit 125\nexec "$@"', LIMITS_ARGV0, *argv]
+
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CGROUP_PREFIX = "heredoc-lsp-"
+
+
+def _own_pids_cgroup() -> Path | None:
+    """The folder of this process's cgroup in a hierarchy with the pids controller (v1 ``pids`` or v2), if any."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().split("\n")
+    except OSError:
+        return None
+    v2: Path | None = None
+    for line in lines:
+        fields = line.split(":", 2)
+        if len(fields) != 3:
+            continue
+        _id, controllers, where = fields
+        if "pids" in controllers.split(","):
+            return CGROUP_ROOT / "pids" / where.lstrip("/")
+        if controllers == "":
+            v2 = CGROUP_ROOT / where.lstrip("/")
+    if v2 is not None:
+        try:
+            if "pids" in (v2 / "cgroup.subtree_control").read_text().split():
+                return v2
+        except OSError:
+            return None
+    return None
+
+
+def _sweep_cgroups(parent: Path) -> None:
+    """Remove this process's empty cgroups from earlier commands, and those of heredoc-lsp processes that died."""
+    try:
+        entries = list(parent.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.name.startswith(CGROUP_PREFIX):
+            continue
+        owner = entry.name[len(CGROUP_PREFIX) :].split("-", 1)[0]
+        if owner.isdigit() and (int(owner) == os.getpid() or not os.path.exists(f"/proc/{owner}")):
+            with contextlib.suppress(OSError):
+                entry.rmdir()  # fails while a process is still in it
+
+
+def pids_cgroup(max_processes: int) -> Path | None:
+    """A fresh pids cgroup allowing ``max_processes`` tasks: its ``cgroup.procs`` file, or None when unavailable.
+
+    Used as root, whom RLIMIT_NPROC does not limit. Empty ones are removed when the next one is made.
+    """
+    parent = _own_pids_cgroup()
+    if parent is None or not os.access(parent, os.W_OK):
+        return None
+    _sweep_cgroups(parent)
+    group = parent / f"{CGROUP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        group.mkdir()
+    except OSError:
+        return None
+    try:
+        (group / "pids.max").write_text(f"{max_processes}\n")
+    except OSError:
+        with contextlib.suppress(OSError):
+            group.rmdir()
+        return None
+    return group / "cgroup.procs"
+
+
+def process_limit_argv(argv: Sequence[str], limits: ResourceLimits) -> list[str]:
+    """As root, ``argv`` started inside a fresh pids cgroup (the shell moves itself there, then ``exec``s)."""
+    if limits.processes is None or os.geteuid() != 0:
+        return list(argv)
+    procs = pids_cgroup(max(8, limits.processes))
+    if procs is None:
+        return list(argv)
+    return [SHELL, "-c", 'echo $$ > "$1" || exit 125\nshift\nexec "$@"', LIMITS_ARGV0, str(procs), *argv]
 
 
 def command_argv(
@@ -242,8 +352,8 @@ def command_argv(
     *,
     allow_network: bool,
 ) -> list[str]:
-    """The full argv to spawn: limits inside, bubblewrap outside (when chosen)."""
+    """The full argv to spawn: limits inside, bubblewrap outside (when chosen), as root a pids cgroup around both."""
     inner = limited_argv(argv, limits)
     if choice.mode == "bwrap" and choice.bwrap is not None:
-        return bwrap_argv(choice.bwrap, workspace, inner, allow_network=allow_network)
-    return inner
+        inner = bwrap_argv(choice.bwrap, workspace, inner, allow_network=allow_network)
+    return process_limit_argv(inner, limits)
