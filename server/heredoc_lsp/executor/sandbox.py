@@ -126,7 +126,7 @@ WORKSPACE_READ_ONLY = (
 )
 SANDBOX_HOME = "/home/sandbox"
 UNISOLATED_NOTE = (
-    "running WITHOUT isolation (no bubblewrap): commands can read and write everything this user can, "
+    "commands run WITHOUT isolation: they can read and write everything this user can, "
     "including other processes' environments under /proc"
 )
 
