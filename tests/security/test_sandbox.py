@@ -241,10 +241,6 @@ def test_reply_cannot_plant_a_git_hook_or_fsmonitor(workspace: Path, tmp_path: P
     )
     done = run_cli("apply", str(reply), "--yes")
     assert done.returncode == 0, done.stderr
-    assert "[FAILED] CREATE_FILE: Path '.git/hooks/pre-commit' is protected" in done.stdout
-    assert "[FAILED] CREATE_FILE: Path 'alias/hooks/post-commit' leads to '.git/hooks/post-commit'" in done.stdout
-    assert "[FAILED] EDIT_FILE: Path '.git/config' is protected" in done.stdout
-    assert "[OK] CREATE_FILE: Created 'notes.md'" in done.stdout
     # The real git commands that would have run the planted code.
     assert _git(workspace, "add", "notes.md", home=tmp_path).returncode == 0
     commit = _git(workspace, "commit", "-q", "-m", "x", home=tmp_path)
@@ -253,6 +249,10 @@ def test_reply_cannot_plant_a_git_hook_or_fsmonitor(workspace: Path, tmp_path: P
     assert _git(workspace, "checkout", "-q", "-b", "other", home=tmp_path).returncode == 0
     assert sorted(p.name for p in workspace.glob("PWNED*")) == []
     assert hook.read_text() == "#!/bin/sh\nexit 0\n"
+    assert "[FAILED] CREATE_FILE: Path '.git/hooks/pre-commit' is protected" in done.stdout
+    assert "[FAILED] CREATE_FILE: Path 'alias/hooks/post-commit' leads to '.git/hooks/post-commit'" in done.stdout
+    assert "[FAILED] EDIT_FILE: Path '.git/config' is protected" in done.stdout
+    assert "[OK] CREATE_FILE: Created 'notes.md'" in done.stdout
 
 
 def test_reply_cannot_write_agent_state_or_the_config(workspace: Path, run_cli: RunCli) -> None:
@@ -301,3 +301,24 @@ def test_an_unisolated_run_says_so_first(workspace: Path, run_cli: RunCli) -> No
     assert lines[1] == f'sandbox = "none": {UNISOLATED_NOTE}'
     assert "/proc" in lines[1]
     assert done.stdout.count(UNISOLATED_NOTE) == 1
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_a_real_fork_bomb_is_contained_and_cleaned_up(workspace: Path, run_cli: RunCli, sandbox: str) -> None:
+    """``:(){ :|:& };:`` hits the process limit, the deadline ends it, and none of its processes survive."""
+    (workspace / "heredoc-lsp.toml").write_text("[executor]\ntimeout_s = 3\n")
+    (workspace / "bomb.cli").write_text("bash -c ':(){ :|:& };:'; sleep 30\n")
+    done = run_cli("run", "bomb.cli", "--yes", "--sandbox", sandbox, "--output", "json", timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert '"status": "timeout"' in done.stdout or "timed out" in done.stdout
+    survivors = [
+        pid for pid in os.listdir("/proc") if pid.isdigit() and _cmdline(pid).startswith("bash\0-c\0:(){ :|:& };:")
+    ]
+    assert survivors == []
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+    except OSError:
+        return ""
