@@ -18,9 +18,10 @@ file's current text and the text it would have afterwards; the caller does the r
 
 from __future__ import annotations
 
+import importlib
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,13 +152,12 @@ def _table(text: str | None) -> object:
     """The value of ``tool.heredoc-lsp`` in a pyproject text: the dict, ``_ABSENT``, or ``_BROKEN``."""
     if text is None:
         return _ABSENT
-    # Deferred import (check start-up path): tomllib is slow to import and only a pyproject.toml needs it.
-    if sys.version_info >= (3, 11):
-        import tomllib as toml
-    else:  # pragma: no cover - Python 3.10
-        import tomli as toml
+    # Deferred import (check start-up path): tomllib is slow to import and only a pyproject.toml needs it; tomli is
+    # the same parser for Python 3.10.
+    module = importlib.import_module("tomllib" if sys.version_info >= (3, 11) else "tomli")
+    loads: Callable[[str], dict[str, Any]] = module.loads
     try:
-        data: dict[str, Any] = toml.loads(text)
+        data = loads(text)
     except ValueError:
         # Unparseable: the config loader falls back to the defaults, so a table written there is not in effect
         # unless the text shows one.
