@@ -50,6 +50,7 @@ def fake_host(tmp_path: Path) -> Path:
     """A fake home with credentials, a fake /etc/shadow, both holding SECRET."""
     host = tmp_path / "host"
     home = host / "home"
+    (home / ".local" / "bin").mkdir(parents=True)
     for rel in (".ssh/id_rsa", ".aws/credentials", ".config/gh/hosts.yml", ".bash_history"):
         (home / rel).parent.mkdir(parents=True, exist_ok=True)
         (home / rel).write_text(f"{SECRET} {rel}\n")
@@ -86,22 +87,26 @@ def socket_server(fake_host: Path) -> Iterator[Path]:
 
 
 def _apply_in_namespace(
-    fake_host: Path, workspace: Path, cli_env: dict[str, str], reply: Path
+    fake_host: Path, workspace: Path, cli_env: dict[str, str], reply: Path, *, setup: str = "true"
 ) -> subprocess.CompletedProcess[str]:
-    """``heredoc-lsp apply REPLY --yes`` in a private mount namespace where the fakes replace the real things."""
+    """``heredoc-lsp apply REPLY --yes`` in a private mount namespace where the fakes replace the real things.
+
+    ``setup`` runs there first. PATH names folders of the fake home and the home itself: they stay unreachable.
+    """
     assert shutil.which("unshare") is not None and os.geteuid() == 0
     script = (
         f'mount -t tmpfs tmpfs /home && mkdir {NS_HOME} && mount --bind "$1/home" {NS_HOME} && '
         'mount --bind "$1/shadow" /etc/shadow && '
         f'mount -t tmpfs tmpfs /run && mkdir {NS_SOCKET_DIR} && mount --bind "$1/run" {NS_SOCKET_DIR} && '
-        'shift && exec "$@"'
+        f'{setup} && shift && exec "$@"'
     )
+    search_path = f"/opt/tool/bin:{NS_HOME}/.local/bin:{NS_HOME}:{cli_env.get('PATH', '/usr/bin:/bin')}"
     argv = ["unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script, "ns", str(fake_host)]
     argv += [sys.executable, "-m", "heredoc_lsp", "apply", str(reply), "--yes"]
     return subprocess.run(
         argv,
         cwd=workspace,
-        env={**cli_env, "HOME": NS_HOME},
+        env={**cli_env, "HOME": NS_HOME, "PATH": search_path},
         capture_output=True,
         text=True,
         timeout=60,
@@ -155,6 +160,23 @@ def test_run_command_cannot_reach_a_host_socket_outside_tmp(
     assert "finished" in outbox
     assert SECRET not in outbox
     assert "No such file or directory" in outbox
+
+
+def test_toolchains_on_path_outside_the_system_folders_still_run(
+    fake_host: Path, workspace: Path, cli_env: dict[str, str], run_cli: RunCli
+) -> None:
+    _session(run_cli, workspace)
+    setup = (
+        "mount -t tmpfs tmpfs /opt && mkdir -p /opt/tool/bin /opt/tool/share && echo toolchain-data > "
+        "/opt/tool/share/data && printf '#!/bin/sh\\ncat /opt/tool/share/data\\n' > /opt/tool/bin/mytool && "
+        "chmod +x /opt/tool/bin/mytool"
+    )
+    reply = _reply(workspace, f"[RUN_COMMAND]\nmytool; ls {NS_HOME}/.local; echo finished\n[/RUN_COMMAND]\n")
+    done = _apply_in_namespace(fake_host, workspace, cli_env, reply, setup=setup)
+    assert done.returncode == 0, done.stderr
+    outbox = _outbox(workspace)
+    assert "toolchain-data" in outbox and "finished" in outbox
+    assert f"ls: cannot access '{NS_HOME}/.local'" in outbox
 
 
 def test_run_command_cannot_write_protected_workspace_paths(workspace: Path, run_cli: RunCli) -> None:

@@ -114,7 +114,12 @@ class RunContext:
         env, redactor = self._environment()
         opts = self.options
         argv = command_argv(
-            opts.runner_argv(text), self.workspace, choice, self._limits(), allow_network=opts.allow_network
+            opts.runner_argv(text),
+            self.workspace,
+            choice,
+            self._limits(),
+            allow_network=opts.allow_network,
+            search_path=env.get("PATH"),
         )
         spec = ProcessSpec(
             argv=argv,

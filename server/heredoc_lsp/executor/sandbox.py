@@ -173,8 +173,42 @@ def _read_only_workspace_paths(workspace: Path) -> list[str]:
     return args
 
 
-def _bwrap_base(workspace: Path, *, allow_network: bool, writable: bool = True) -> list[str]:
+# Never bound for a PATH entry, whatever PATH says: homes, runtime state, and what the sandbox makes itself.
+_NEVER_BOUND = ("/home", "/root", "/run", "/var/run", "/tmp", "/var/tmp", "/proc", "/sys", "/dev", "/mnt", "/media")
+
+
+def _under(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
+def _toolchain_binds(search_path: str | None, workspace: Path | None) -> list[str]:
+    """Read-only binds for the folders of ``PATH`` entries outside the system folders (``/opt/go/bin`` binds
+    ``/opt/go``), so toolchains installed there keep working; nothing in a home or in runtime state is bound."""
+    args: list[str] = []
+    bound: list[str] = []
+    for entry in (search_path or "").split(":"):
+        if not entry.startswith("/") or not os.path.isdir(entry):
+            continue
+        real = os.path.realpath(entry)
+        if real == "/" or any(_under(real, top) for top in (*SYSTEM_DIRS, "/etc", *_NEVER_BOUND)):
+            continue
+        if workspace is not None and _under(real, str(workspace)):
+            continue
+        prefix = os.path.dirname(real) if os.path.basename(real) == "bin" else real
+        if prefix.count("/") < 2:  # never a whole top-level folder such as /opt or /snap
+            prefix = real
+        if any(_under(prefix, done) for done in bound):
+            continue
+        bound.append(prefix)
+        args += ["--ro-bind", prefix, prefix]
+    return args
+
+
+def _bwrap_base(
+    workspace: Path, *, allow_network: bool, writable: bool = True, search_path: str | None = None
+) -> list[str]:
     args = _system_binds()
+    args += _toolchain_binds(search_path, workspace if writable else None)
     args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", SANDBOX_HOME]
     if allow_network:
         args += _resolver_binds()
@@ -194,9 +228,16 @@ def _bwrap_base(workspace: Path, *, allow_network: bool, writable: bool = True) 
     return args
 
 
-def bwrap_argv(bwrap: str, workspace: Path, argv: Sequence[str], *, allow_network: bool) -> list[str]:
-    """``argv`` wrapped in bubblewrap with the workspace (a real path) as the only writable place."""
-    return [bwrap, *_bwrap_base(workspace, allow_network=allow_network), "--", *argv]
+def bwrap_argv(
+    bwrap: str, workspace: Path, argv: Sequence[str], *, allow_network: bool, search_path: str | None = None
+) -> list[str]:
+    """``argv`` wrapped in bubblewrap with the workspace (a real path) as the only writable place.
+
+    ``search_path``: the command's ``PATH``; toolchain folders it names outside the system folders are bound
+    read-only (see :func:`_toolchain_binds`).
+    """
+    base = _bwrap_base(workspace, allow_network=allow_network, search_path=search_path)
+    return [bwrap, *base, "--", *argv]
 
 
 def _clamp(resource_id: int, wanted: int) -> int:
@@ -351,9 +392,10 @@ def command_argv(
     limits: ResourceLimits,
     *,
     allow_network: bool,
+    search_path: str | None = None,
 ) -> list[str]:
     """The full argv to spawn: limits inside, bubblewrap outside (when chosen), as root a pids cgroup around both."""
     inner = limited_argv(argv, limits)
     if choice.mode == "bwrap" and choice.bwrap is not None:
-        inner = bwrap_argv(choice.bwrap, workspace, inner, allow_network=allow_network)
+        inner = bwrap_argv(choice.bwrap, workspace, inner, allow_network=allow_network, search_path=search_path)
     return process_limit_argv(inner, limits)
