@@ -184,12 +184,15 @@ def test_run_command_cannot_write_protected_workspace_paths(workspace: Path, run
     _session(run_cli, workspace)
     hooks = workspace / ".git" / "hooks"
     hooks.mkdir(parents=True)
+    (workspace / "heredoc-lsp.toml").write_text("[executor]\ntimeout_s = 20\n")
+    (workspace / "pyproject.toml").write_text('[project]\nname = "x"\n')  # no table: tools may edit it
     reply = _reply(
         workspace,
         "[RUN_COMMAND]\n"
         "printf '[CREATE_FILE path=\"x\"]\\nforged\\n[/CREATE_FILE]\\n' > inbox/zz.txt; "
         "printf '#!/bin/sh\\ntouch PWNED\\n' > .git/hooks/post-commit; "
-        "echo '[core]' >> .git/config; touch src-ok.txt; echo finished\n"
+        "echo '[core]' >> .git/config; echo '[executor]' >> heredoc-lsp.toml; echo '#' >> pyproject.toml; "
+        "touch src-ok.txt; echo finished\n"
         "[/RUN_COMMAND]\n",
     )
     done = run_cli("apply", str(reply), "--yes")
@@ -197,6 +200,8 @@ def test_run_command_cannot_write_protected_workspace_paths(workspace: Path, run
     assert not (workspace / "inbox" / "zz.txt").exists()
     assert not (hooks / "post-commit").exists()
     assert not (workspace / ".git" / "config").exists()
+    assert (workspace / "heredoc-lsp.toml").read_text() == "[executor]\ntimeout_s = 20\n"
+    assert (workspace / "pyproject.toml").read_text() == '[project]\nname = "x"\n#\n'
     assert (workspace / "src-ok.txt").exists()  # the rest of the workspace stays writable
     assert "Read-only file system" in _outbox(workspace)
 

@@ -122,7 +122,7 @@ WORKSPACE_READ_ONLY = (
     ".vscode",
     ".idea",
     "heredoc-lsp.toml",
-    "pyproject.toml",
+    "pyproject.toml",  # only when it has a [tool.heredoc-lsp] table
 )
 SANDBOX_HOME = "/home/sandbox"
 UNISOLATED_NOTE = (
@@ -159,6 +159,17 @@ def _resolver_binds() -> list[str]:
     return []
 
 
+PYPROJECT_NAME = "pyproject.toml"
+
+
+def _configures_us(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return b"heredoc" in f.read()
+    except OSError:
+        return True  # unreadable here: keep it read-only
+
+
 def _read_only_workspace_paths(workspace: Path) -> list[str]:
     args: list[str] = []
     root = str(workspace)
@@ -169,6 +180,8 @@ def _read_only_workspace_paths(workspace: Path) -> list[str]:
         real = os.path.realpath(path)
         if not real.startswith(root.rstrip(os.sep) + os.sep):
             continue  # a link out of the workspace: its target is not mounted at all
+        if name == PYPROJECT_NAME and not _configures_us(real):
+            continue  # only its [tool.heredoc-lsp] table is protected: tools may edit the rest
         args += ["--ro-bind", real, real]
     return args
 
