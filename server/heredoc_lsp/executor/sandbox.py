@@ -28,6 +28,7 @@ import resource
 import secrets
 import shutil
 import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -323,6 +324,8 @@ def limited_argv(argv: Sequence[str], limits: ResourceLimits) -> list[str]:
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CGROUP_PREFIX = "heredoc-lsp-"
+CGROUP_GRACE_S = 60.0
+_MADE_AT: dict[str, float] = {}  # this process's cgroups (by name) -> when they were made
 
 
 def _own_pids_cgroup() -> Path | None:
@@ -360,9 +363,18 @@ def _sweep_cgroups(parent: Path) -> None:
         if not entry.name.startswith(CGROUP_PREFIX):
             continue
         owner = entry.name[len(CGROUP_PREFIX) :].split("-", 1)[0]
-        if owner.isdigit() and (int(owner) == os.getpid() or not os.path.exists(f"/proc/{owner}")):
-            with contextlib.suppress(OSError):
-                entry.rmdir()  # fails while a process is still in it
+        if not owner.isdigit():
+            continue
+        if int(owner) == os.getpid():
+            made = _MADE_AT.get(entry.name)
+            # A cgroup made a moment ago may still be waiting for its command to move in (concurrent runs).
+            if made is None or time.monotonic() - made < CGROUP_GRACE_S:
+                continue
+        elif os.path.exists(f"/proc/{owner}"):
+            continue
+        with contextlib.suppress(OSError):
+            entry.rmdir()  # fails while a process is still in it
+            _MADE_AT.pop(entry.name, None)
 
 
 def pids_cgroup(max_processes: int) -> Path | None:
@@ -379,6 +391,7 @@ def pids_cgroup(max_processes: int) -> Path | None:
         group.mkdir()
     except OSError:
         return None
+    _MADE_AT[group.name] = time.monotonic()
     try:
         (group / "pids.max").write_text(f"{max_processes}\n")
     except OSError:
