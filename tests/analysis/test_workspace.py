@@ -223,3 +223,39 @@ def test_edit_file_of_a_file_above_the_cap_is_file_too_large_instead_of_range_ch
         f"File 'huge.log' is too large to edit ({MAX_EDIT_BYTES + 1} bytes; EDIT_FILE handles files up to "
         f"{MAX_EDIT_BYTES} bytes): use a RUN_COMMAND (e.g. sed) or split the file"
     )
+
+
+def test_protected_paths_are_errors_on_the_path_attribute(ws: Path) -> None:
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / "gitlink").symlink_to(".git")
+    text = (
+        '[CREATE_FILE path=".git/hooks/pre-commit"]\ntouch pwned\n[/CREATE_FILE]\n'
+        '[CREATE_FILE path="gitlink/hooks/post-commit"]\ntouch pwned\n[/CREATE_FILE]\n'
+        '[DELETE_FILE path="inbox/reply.txt"]\n'
+        '[READ_FILE path=".git/config"]\n'
+        '[CREATE_FILE path="src/ok.py"]\nx = 1\n[/CREATE_FILE]\n'
+    )
+    got = [(code, sev, span, msg) for code, sev, span, msg in found(text, ws) if code != "file_not_found"]
+    assert [(code, sev, span.start_line, span.start_col) for code, sev, span, _ in got] == [
+        ("protected_path", Severity.ERROR, 0, 18),
+        ("protected_path", Severity.ERROR, 3, 18),
+        ("protected_path", Severity.ERROR, 6, 18),
+    ]
+    assert got[0][3].startswith("Path '.git/hooks/pre-commit' is protected: '.git' is off limits to replies")
+    assert got[1][3].startswith(
+        "Path 'gitlink/hooks/post-commit' leads to '.git/hooks/post-commit', which is protected"
+    )
+
+
+def test_pyproject_table_is_protected_through_the_reply(ws: Path) -> None:
+    (ws / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.heredoc-lsp]\nconfirm = "always"\n')
+    text = (
+        '[EDIT_FILE path="pyproject.toml" start_line="2" end_line="2"]\nname = "y"\n[/EDIT_FILE]\n'
+        '[EDIT_FILE path="pyproject.toml" start_line="5" end_line="5"]\nconfirm = "never"\n[/EDIT_FILE]\n'
+        '[CREATE_FILE path="sub/pyproject.toml"]\n[tool.heredoc-lsp]\ncompat = "arca-cli"\n[/CREATE_FILE]\n'
+        '[CREATE_FILE path="sub/pyproject.toml"]\n[tool.heredoc-lsp]\ncompat = "arca-cli"\n[/CREATE_FILE]\n'
+        '[DELETE_FILE path="pyproject.toml"]\n'
+    )
+    got = [(code, span.start_line) for code, _, span, _ in found(text, ws)]
+    # Line 2 is outside the table; the refused first CREATE_FILE does not happen, so the second one adds it too.
+    assert got == [("protected_path", 3), ("protected_path", 6), ("protected_path", 10), ("protected_path", 14)]

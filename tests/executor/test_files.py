@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -199,9 +201,64 @@ def test_protected_directories(tmp_path: Path) -> None:
     with pytest.raises(FileOpError) as info:
         ws.create_file("sessions/abc.json", "{}")
     assert info.value.summary == (
-        "REJECTED: Path 'sessions/abc.json' is inside 'sessions/', which is reserved for heredoc-lsp"
+        "Path 'sessions/abc.json' is protected: 'sessions/' holds heredoc-lsp's own agent state "
+        "(a reply written there could forge the next one)"
     )
+    assert not info.value.rejected
     ws.create_file("sessionsX/a.txt", "fine")
+
+
+def test_protected_paths_are_refused_before_any_change(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    (ws.root / "real_git").mkdir()
+    (ws.root / ".git").symlink_to("real_git")  # the protected name is a link: refused as written
+    (ws.root / "alias").symlink_to("real_git")
+    (ws.root / "gitdir").mkdir()
+    (ws.root / "gitdir" / ".git").mkdir()
+    (ws.root / "x").symlink_to("gitdir/.git")  # a link to a protected folder: refused where it leads
+    before = _snapshot(ws.root)
+    for path in (".git/hooks/pre-commit", "x/hooks/pre-commit", ".Envrc", ".vscode/tasks.json", "outbox/a.txt"):
+        ops: tuple[Callable[[], object], ...] = (
+            partial(ws.create_file, path, "x"),
+            partial(ws.edit_file, path, 1, 1, "x"),
+            partial(ws.delete_file, path),
+        )
+        for op in ops:
+            with pytest.raises(FileOpError) as info:
+                op()
+            assert "is protected" in info.value.summary and not info.value.rejected
+    assert _snapshot(ws.root) == before  # no parent folder was created either
+    with pytest.raises(FileOpError) as info:
+        ws.create_file("x/hooks/pre-commit", "x")
+    assert info.value.summary.startswith("Path 'x/hooks/pre-commit' leads to 'gitdir/.git/hooks/pre-commit'")
+    assert ws.create_file("alias/notes.txt", "fine") == "Created 'alias/notes.txt'"
+
+
+def test_pyproject_table_is_protected_the_rest_is_not(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    original = '[project]\nname = "x"\n\n[tool.heredoc-lsp.executor]\nconfirm = "always"\n'
+    pyproject = ws.root / "pyproject.toml"
+    pyproject.write_text(original)
+    refused: tuple[Callable[[], object], ...] = (
+        lambda: ws.edit_file("pyproject.toml", 5, 5, 'confirm = "never"'),
+        lambda: ws.edit_file("pyproject.toml", 2, 2, '[tool.heredoc-lsp]\ncompat = "arca-cli"'),
+        lambda: ws.create_file("pyproject.toml", '[project]\nname = "x"\n'),
+        lambda: ws.delete_file("pyproject.toml"),
+    )
+    for op in refused:
+        with pytest.raises(FileOpError) as info:
+            op()
+        assert info.value.summary.startswith("Path 'pyproject.toml' is protected")
+    assert pyproject.read_text() == original
+    ws.edit_file("pyproject.toml", 2, 2, 'name = "y"')
+    ws.create_file("pyproject.toml", pyproject.read_text() + "\n[tool.ruff]\nline-length = 100\n")
+    assert pyproject.read_text().startswith('[project]\nname = "y"\n')
+    ws.create_file("sub/pyproject.toml", "[tool.black]\n")
+    with pytest.raises(FileOpError):
+        ws.create_file("sub/pyproject.toml", "[tool.heredoc-lsp]\n")
+    (ws.root / "plain.toml").symlink_to("pyproject.toml")
+    with pytest.raises(FileOpError):
+        ws.delete_file("plain.toml")  # the link's target is the pyproject
 
 
 # -- atomic writes, modes, CREATE/DELETE ------------------------------------------------------------------------

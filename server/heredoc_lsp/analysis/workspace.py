@@ -4,6 +4,9 @@ For each command that would run (no error of its own, before ``[DONE]``), in ord
 
 - the path's real location (symlinks resolved; for a file that does not exist, its nearest existing parent) must
   stay inside the workspace: else ``path_outside_workspace`` (error);
+- CREATE_FILE / EDIT_FILE / DELETE_FILE must not change a protected path (SPEC §6), neither as written nor where
+  links lead, nor a ``pyproject.toml``'s ``[tool.heredoc-lsp]`` table (judged on the file's text at that point of
+  the reply): else ``protected_path`` (error) on the ``path`` attribute;
 - EDIT_FILE / DELETE_FILE / READ_FILE need a file that exists or is created earlier in the same reply (and not
   deleted since): else ``file_not_found`` (warning);
 - an EDIT_FILE range must end within the file's line count at that point of the reply (earlier CREATE_FILE and
@@ -25,6 +28,15 @@ from typing import TYPE_CHECKING
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, error, warning
 from heredoc_lsp.syntax.paths import display_path, normalize_relative
+from heredoc_lsp.syntax.protected import (
+    PROTECTED_CODE,
+    ProtectedPath,
+    check_edit,
+    check_protected,
+    is_pyproject,
+    protected_reason,
+    replace_lines,
+)
 
 if TYPE_CHECKING:
     from heredoc_lsp.syntax.inbox import InboxCommand, InboxReply
@@ -32,6 +44,7 @@ if TYPE_CHECKING:
 _NEEDS_FILE = ("EDIT_FILE", "DELETE_FILE", "READ_FILE")
 MAX_EDIT_BYTES = 10 * 1024 * 1024  # files above this are neither line-counted nor edited (EDIT_FILE fails)
 COUNT_CHUNK = 1 << 20
+_WRITES = ("CREATE_FILE", "EDIT_FILE", "DELETE_FILE")
 
 
 def count_lines_bytes(data: bytes) -> int:
@@ -90,11 +103,51 @@ class _Workspace:
     def __init__(self, root: Path) -> None:
         self.root = os.path.realpath(root)
         self.state: dict[str, _FileState] = {}  # normalized relative path -> state after earlier commands
+        self.texts: dict[str, str | None] = {}  # pyproject.toml files: text after earlier commands (None: deleted)
 
     def real(self, rel: str) -> str:
         # realpath resolves every existing component (symlinks included) and keeps the missing tail as written,
         # which is exactly "the nearest existing parent" for files that do not exist yet.
         return os.path.realpath(os.path.join(self.root, rel))
+
+    def text(self, rel: str, real: str) -> str | None:
+        if rel in self.texts:
+            return self.texts[rel]
+        try:
+            with open(real, "rb") as f:
+                data = f.read(MAX_EDIT_BYTES + 1)  # a huge pyproject.toml is never read whole
+        except OSError:
+            return None
+        if len(data) > MAX_EDIT_BYTES:
+            return None
+        return data.decode("utf-8", "surrogateescape")
+
+    def protected(self, command: InboxCommand, rel: str, real: str) -> ProtectedPath | None:
+        """Whether ``command`` would change a protected path; records a pyproject.toml's new text when not."""
+        real_rel = os.path.relpath(real, self.root).replace(os.sep, "/")
+        for name in dict.fromkeys((rel, real_rel)):
+            why = protected_reason(name)
+            if why is not None:
+                return ProtectedPath(name, why)
+        config = real_rel if is_pyproject(real_rel) else rel if is_pyproject(rel) else None
+        if config is None:
+            return None
+        before = self.text(rel, real)
+        if command.name == "CREATE_FILE":
+            after: str | None = command.body or ""
+            found = check_protected(config, before, after)
+        elif command.name == "DELETE_FILE":
+            after = None
+            found = check_protected(config, before, None)
+        else:
+            if before is None:
+                return None
+            start, end = _int_attr(command, "start_line"), _int_attr(command, "end_line")
+            found = check_edit(config, before, start, end, command.body or "")
+            after = None if found is not None else replace_lines(before, start, end, command.body or "")
+        if found is None:
+            self.texts[rel] = after
+        return found
 
     def file_state(self, rel: str, real: str) -> _FileState:
         """Existence and size from ``stat`` only; lines are counted later, on demand (:meth:`with_lines`)."""
@@ -153,6 +206,14 @@ def workspace_diagnostics(reply: InboxReply, workspace: Path) -> list[Diagnostic
                 )
             )
             continue
+        if command.name in _WRITES:
+            found = ws.protected(command, rel, real)
+            if found is not None:
+                message = found.message
+                if found.path != rel:
+                    message = f"Path '{shown}' leads to '{found.path}', which is protected: {found.reason}"
+                out.append(error(span, PROTECTED_CODE, message, data={"path": path_attr.value}))
+                continue
         if command.name == "CREATE_FILE":
             ws.state[rel] = _FileState(True, count_lines_text(command.body or ""))
             continue

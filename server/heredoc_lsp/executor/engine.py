@@ -114,12 +114,17 @@ class RunContext:
     ) -> StepResult:
         """Run one command through the runner, sandbox and limits, streaming its output as progress events."""
         line1 = None if line is None else line + 1
+        choice = self.sandbox()  # first, so that a note about missing isolation precedes any command
         self.emitter.progress("command", index=index, total=total, line=line1, command=text, step=kind)
-        choice = self.sandbox()
         env, redactor = self._environment()
         opts = self.options
         argv = command_argv(
-            opts.runner_argv(text), self.workspace, choice, self._limits(), allow_network=opts.allow_network
+            opts.runner_argv(text),
+            self.workspace,
+            choice,
+            self._limits(),
+            allow_network=opts.allow_network,
+            search_path=env.get("PATH"),
         )
         spec = ProcessSpec(
             argv=argv,
