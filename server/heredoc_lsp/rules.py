@@ -95,9 +95,9 @@ _RULES: tuple[Rule, ...] = (
         "cli",
         "A command that only changes the shell's own state.",
         "Each line runs in a shell of its own, so `cd`, `export`, `X=1`, `set`, `alias` or `source` affect nothing "
-        "after them.",
+        "after them. Combine the commands on one line instead (`cd build && make`).",
         "cd build\nmake",
-        "Combine the commands on one line (`cd build && make`).",
+        "",
     ),
     Rule(
         "line_continuation",
@@ -105,9 +105,9 @@ _RULES: tuple[Rule, ...] = (
         "cli",
         "A command ending in an unescaped backslash.",
         "Lines are never joined: the backslash is passed to the shell as is and the next line is a command of its "
-        "own.",
+        "own. Put the command on one line, or feed a multi-line script through a heredoc (`sh <<EOF`).",
         "make \\\n  all",
-        "Put the command on one line, or feed a multi-line script through a heredoc (`sh <<EOF`).",
+        "",
     ),
     # -- structured heredoc bodies --------------------------------------------------------------------------------
     Rule(
@@ -137,8 +137,9 @@ _RULES: tuple[Rule, ...] = (
         "Often a value that itself contains a delimiter line (the delimiter collides with content): the value is cut "
         "there.",
         "---TITLE---\na\n---TITLE---\nb",
-        "Switch the body to UUID-prefixed delimiters (`---(UUID:1a2b3c4d)TITLE---`); content lines stay as they are.",
-        "safe",
+        "Switch the body to UUID-prefixed delimiters (`---(UUID:1a2b3c4d)TITLE---`): the repeated delimiter becomes "
+        "content of the first value (the value changes, so the fix is unsafe).",
+        "unsafe",
     ),
     Rule(
         "missing",
@@ -166,7 +167,7 @@ _RULES: tuple[Rule, ...] = (
         "An indented line that looks like a delimiter of an allowed parameter.",
         "It is content, but a reader (or a tool that trims lines) may take it for a delimiter.",
         "---TITLE---\nx\n  ---TITLE---",
-        "Switch the body to UUID-prefixed delimiters, or rephrase the line.",
+        "Switch the body to UUID-prefixed delimiters (every value stays as it is), or rephrase the line.",
         "safe",
     ),
     Rule(

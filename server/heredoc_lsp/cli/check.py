@@ -41,6 +41,7 @@ SKIPPED_DIRS: dict[str, str] = {
     ".tox": "tox environments",
 }
 
+WATCH_TICK_MS = 200  # how often --watch's generator wakes up when nothing changes
 OUTPUT_FORMATS = ("text", "concise", "json", "github", "sarif", "gitlab", "junit")
 
 # Every option of ``check``, declared once: ``add_parser`` builds the argparse parser from it and ``simple_args``
@@ -430,10 +431,16 @@ def _watch(args: argparse.Namespace) -> int:
     if "-" in (args.paths or []):
         raise UsageError("--watch cannot read standard input ('-')")
     roots = [os.path.abspath(p) for p in (args.paths or ["."])]
+    # The watcher starts on the generator's first step (it yields an empty set after WATCH_TICK_MS without
+    # changes): started before the first check, it misses no change made during that check.
+    batches = watchfiles.watch(*roots, raise_interrupt=False, yield_on_timeout=True, rust_timeout=WATCH_TICK_MS)
+    next(batches, None)
     _check(args)
     sys.stderr.write("heredoc-lsp check: watching for changes (Ctrl-C stops)\n")
     sys.stderr.flush()
-    for changes in watchfiles.watch(*roots, raise_interrupt=False):
+    for changes in batches:
+        if not changes:
+            continue
         sys.stderr.write(f"heredoc-lsp check: {len(changes)} change(s), checking again\n")
         _check(args)
         sys.stderr.flush()
