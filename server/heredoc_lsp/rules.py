@@ -84,7 +84,7 @@ _RULES: tuple[Rule, ...] = (
         "info",
         "cli",
         "A heredoc form that arca-cli's `cli.script` reads as a plain command.",
-        "Shown only with `compat = \"arca-cli\"`: quoted markers, `<<-`, `<< WORD` and openers followed by a "
+        'Shown only with `compat = "arca-cli"`: quoted markers, `<<-`, `<< WORD` and openers followed by a '
         "redirection or pipe are heredocs here but not there.",
         "cat <<'EOF'\nx\nEOF",
         "",
@@ -193,8 +193,8 @@ _RULES: tuple[Rule, ...] = (
         "bad_attr",
         "error",
         "inbox",
-        "A tag attribute that is not `name=\"value\"`.",
-        "Values are double-quoted (`\\\"` and `\\\\` escape); single quotes, unquoted values, an unterminated quote or "
+        'A tag attribute that is not `name="value"`.',
+        'Values are double-quoted (`\\"` and `\\\\` escape); single quotes, unquoted values, an unterminated quote or '
         "a missing `]` make the command unusable.",
         "[CREATE_FILE path='a.txt']\nx\n[/CREATE_FILE]",
         "",
@@ -214,7 +214,7 @@ _RULES: tuple[Rule, ...] = (
         "inbox",
         "Text after a tag's `]` on the same line.",
         "A block's body starts on the next line; the line yields nothing and opens no block.",
-        '[RUN_COMMAND] ls\n[/RUN_COMMAND]',
+        "[RUN_COMMAND] ls\n[/RUN_COMMAND]",
         "",
     ),
     Rule(

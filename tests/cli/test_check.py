@@ -84,14 +84,14 @@ def test_json_format(cli: Runner, tmp_path: Path) -> None:
             },
         ],
         "summary": {
-                "errors": 1,
-                "warnings": 1,
-                "information": 0,
-                "hints": 0,
-                "suppressed": 0,
-                "ignored": 0,
-                "fixed": 0,
-            },
+            "errors": 1,
+            "warnings": 1,
+            "information": 0,
+            "hints": 0,
+            "suppressed": 0,
+            "ignored": 0,
+            "fixed": 0,
+        },
     }
 
 
@@ -212,7 +212,7 @@ def test_broken_config_falls_back_to_the_defaults_and_says_so(cli: Runner, tmp_p
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         "broken/heredoc-lsp.toml:2:1: error[config_error] executor.timout_s: unknown key (did you mean 'timeout_s'?)",
-        "broken/heredoc-lsp.toml:3:1: error[config_error] executor.sandbox: expected one of \"auto\", \"bwrap\", "
+        'broken/heredoc-lsp.toml:3:1: error[config_error] executor.sandbox: expected one of "auto", "bwrap", '
         '"none", got "vm"',
         f"broken/a.cli:1:7: error[unclosed_heredoc] {UNCLOSED}",
         f"fine/c.cli:1:7: error[unclosed_heredoc] {UNCLOSED}",

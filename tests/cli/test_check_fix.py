@@ -19,16 +19,7 @@ Runner = Callable[..., subprocess.CompletedProcess[str]]
 SEED = {"HEREDOC_LSP_FIX_SEED": "7"}
 # invalid_marker (safe fix), unclosed_heredoc (unsafe fix), a collision (safe) and a line_continuation (no fix)
 SCRIPT = (
-    "cat <<ÉOF\r\n"
-    "x\r\n"
-    "ÉOF\r\n"
-    "chatroom post <<EOF\r\n"
-    "---TITLE---\r\n"
-    "t\r\n"
-    "  ---TITLE---\r\n"
-    "EOF\r\n"
-    "cat <<END\r\n"
-    "tail\r\n"
+    "cat <<ÉOF\r\nx\r\nÉOF\r\nchatroom post <<EOF\r\n---TITLE---\r\nt\r\n  ---TITLE---\r\nEOF\r\ncat <<END\r\ntail\r\n"
 )
 
 

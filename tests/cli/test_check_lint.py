@@ -12,7 +12,6 @@ from xml.etree import ElementTree as ET
 
 import jsonschema
 
-
 Runner = Callable[..., subprocess.CompletedProcess[str]]
 Files = Callable[..., Path]
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
@@ -57,7 +56,7 @@ def test_lint_table_in_the_config_and_per_file_ignores(cli: Runner, files: Files
     files({"heredoc-lsp.toml": '[lint]\nignore = ["no_such_code"]\n'})
     broken = cli("check", "a.cli", cwd=tmp_path)
     assert broken.stdout.splitlines()[0] == (
-        "heredoc-lsp.toml:2:1: error[config_error] lint.ignore: unknown code \"no_such_code\" "
+        'heredoc-lsp.toml:2:1: error[config_error] lint.ignore: unknown code "no_such_code" '
         "(see 'heredoc-lsp rule --all')"
     )
 

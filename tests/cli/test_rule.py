@@ -18,7 +18,9 @@ def test_rule_explains_a_code(cli: Runner) -> None:
     assert lines[0] == "possible_heredoc (warning; cli)"
     assert any(line.startswith("Why: ") for line in lines)
     assert "    cat<<EOF" in lines
-    assert "Fix: Insert a space before `<<`. (quick fix in the editor; `heredoc-lsp check --fix --unsafe-fixes`)" in lines
+    assert (
+        "Fix: Insert a space before `<<`. (quick fix in the editor; `heredoc-lsp check --fix --unsafe-fixes`)" in lines
+    )
 
 
 def test_unknown_code_suggests_the_closest(cli: Runner) -> None:

@@ -51,12 +51,28 @@ OPTIONS: tuple[tuple[tuple[str, ...], str, str, Any, tuple[str, ...] | None, str
     (("--output-format", "--format"), "output_format", "value", "text", OUTPUT_FORMATS, None, "output format"),
     (("--strict",), "strict", "flag", False, None, None, "warnings fail too (exit 1)"),
     (("--exit-zero",), "exit_zero", "flag", False, None, None, "exit 0 even when there are problems"),
-    (("--select",), "select", "list", None, None, "CODES", "report only these codes (comma-separated; ALL: every code)"),
+    (
+        ("--select",),
+        "select",
+        "list",
+        None,
+        None,
+        "CODES",
+        "report only these codes (comma-separated; ALL: every code)",
+    ),
     (("--extend-select",), "extend_select", "list", [], None, "CODES", "report these codes too"),
     (("--ignore",), "ignore", "list", [], None, "CODES", "never report these codes"),
     (("--fix",), "fix", "flag", False, None, None, "apply the safe fixes to the files and report what is left"),
     (("--unsafe-fixes",), "unsafe_fixes", "flag", False, None, None, "with --fix/--diff: fixes that change what runs"),
-    (("--diff",), "diff", "flag", False, None, None, "show the fixes as a diff instead of writing them (exit 1 if any)"),
+    (
+        ("--diff",),
+        "diff",
+        "flag",
+        False,
+        None,
+        None,
+        "show the fixes as a diff instead of writing them (exit 1 if any)",
+    ),
     (("--exclude",), "exclude", "list", [], None, "GLOBS", "skip paths matching these gitignore-style globs"),
     (("--no-respect-gitignore",), "no_respect_gitignore", "flag", False, None, None, "check files .gitignore lists"),
     (("--watch",), "watch", "flag", False, None, None, "check again whenever a file changes (Ctrl-C stops)"),
@@ -71,7 +87,15 @@ OPTIONS: tuple[tuple[tuple[str, ...], str, str, Any, tuple[str, ...] | None, str
         None,
         "the format of the files named on the command line (needed when their name does not tell)",
     ),
-    (("--command",), "command", "value", None, None, "NAME", "with --language params: the command whose schema applies"),
+    (
+        ("--command",),
+        "command",
+        "value",
+        None,
+        None,
+        "NAME",
+        "with --language params: the command whose schema applies",
+    ),
     (
         ("--workspace",),
         "workspace",
@@ -372,14 +396,13 @@ class _Selection:
         if unknown:
             raise UsageError(f"unknown code {', '.join(map(repr, unknown))} in --ignore (see 'heredoc-lsp rule --all')")
         self.args = args
-        self._cache: dict[int, Callable[[str], bool]] = {}
 
     def for_file(self, config: Config, path: Path | None) -> Callable[[str], bool]:
         lint = config.lint
         args = self.args
-        if not lint.per_file_ignores and args.select is None and not args.ignore and not args.extend_select:
-            if lint.select is None and not lint.ignore:
-                return _everything
+        cli_default = args.select is None and not args.ignore and not args.extend_select
+        if cli_default and lint.select is None and not lint.ignore and not lint.per_file_ignores:
+            return _everything
         select = args.select if args.select is not None else lint.select
         everything = select is None or "ALL" in select
         chosen = frozenset(select or ()) | frozenset(lint.extend_select) | frozenset(args.extend_select)
@@ -529,9 +552,7 @@ def _read(run_state: _Run, source: Source, args: argparse.Namespace) -> bytes | 
     return data
 
 
-def _config(
-    run_state: _Run, resolver: Any, source: Source, broken: dict[str, tuple[str, list[Diagnostic]]]
-) -> Config:
+def _config(run_state: _Run, resolver: Any, source: Source, broken: dict[str, tuple[str, list[Diagnostic]]]) -> Config:
     """The file's config; a broken one is reported once (diagnostics on the config file, a note) and the
     defaults apply, as in the editor."""
     from heredoc_lsp.cli.sources import config_for

@@ -7,6 +7,7 @@ runs, or guess) only with ``--unsafe-fixes``. Suppression fixes are never applie
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
@@ -141,7 +142,8 @@ def _allowed(code: str, unsafe: bool) -> bool:
 def _first_fix(analysis: Analysis, d: Diagnostic, ctx: FixContext) -> Fix | None:
     fixes = fixes_for(analysis, d, ctx, suppressions=False)
     preferred = [f for f in fixes if f.preferred]
-    return (preferred or fixes or [None])[0]
+    chosen = preferred or fixes
+    return chosen[0] if chosen else None
 
 
 def _ends_with_newline(text: str) -> bool:
@@ -161,10 +163,8 @@ def write_atomic(path: Path, data: bytes) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
 
 

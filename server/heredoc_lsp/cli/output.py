@@ -123,8 +123,18 @@ def error_exit(message: str, prog: str = "heredoc-lsp") -> int:
     return 2
 
 
-_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "note", Severity.HINT: "note"}
-_GITLAB_SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFORMATION: "info", Severity.HINT: "info"}
+_SARIF_LEVEL = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFORMATION: "note",
+    Severity.HINT: "note",
+}
+_GITLAB_SEVERITY = {
+    Severity.ERROR: "major",
+    Severity.WARNING: "minor",
+    Severity.INFORMATION: "info",
+    Severity.HINT: "info",
+}
 
 
 def _uri(path: str) -> str:
