@@ -22,7 +22,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from heredoc_lsp.rules import RULES
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Span, warning
 from heredoc_lsp.syntax.text import trim
 
@@ -113,6 +112,10 @@ def find_suppressions(lines: Sequence[str], layout: Layout) -> list[Suppression]
 def unknown_code_diagnostics(lines: Sequence[str], suppressions: Sequence[Suppression]) -> list[Diagnostic]:
     """An ``unknown_code`` warning for every code in a directive that no rule has (a misspelt code silences
     nothing), at the code's own column."""
+    if not suppressions:
+        return []
+    from heredoc_lsp.rules import RULES  # start-up: the registry only for files that have directives
+
     out: list[Diagnostic] = []
     for s in suppressions:
         unknown = sorted(c for c in s.codes if c not in RULES)

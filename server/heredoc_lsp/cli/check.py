@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from heredoc_lsp.cli.sources import LANGUAGE_CHOICES, Source, UsageError
+from heredoc_lsp.syntax.lazy_re import lazy_compile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ SKIPPED_DIRS: dict[str, str] = {
     ".tox": "tox environments",
 }
 
+_GLOB_SPLIT = lazy_compile(r"[*?/]+")
 WATCH_TICK_MS = 200  # how often --watch's generator wakes up when nothing changes
 OUTPUT_FORMATS = ("text", "concise", "json", "github", "sarif", "gitlab", "junit")
 
@@ -225,22 +227,19 @@ class _Ignores:
         rel = os.path.normpath(shown).replace(os.sep, "/") + ("/" if is_dir else "")
         return bool(self.exclude.match_file(rel))
 
-    def spec_of(self, directory: Path) -> tuple[Path, Any] | None:
-        """The compiled ``.gitignore`` of ``directory``, if it has one."""
+    def spec_of(self, directory: Path) -> _GitIgnore | None:
+        """The ``.gitignore`` of ``directory``, if it has one."""
         if not self.gitignore:
             return None
-        path = directory / ".gitignore"
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
         except OSError:
             return None
-        import pathspec  # start-up: only where a .gitignore exists
-
         from heredoc_lsp.syntax.text import split_lines
 
-        return directory.absolute(), pathspec.GitIgnoreSpec.from_lines(split_lines(text))
+        return _GitIgnore(directory.absolute(), split_lines(text))
 
-    def parents_of(self, directory: Path) -> list[tuple[Path, Any]]:
+    def parents_of(self, directory: Path) -> list[_GitIgnore]:
         """The .gitignore specs of ``directory``'s parents up to the repository root (outermost first); none
         outside a git repository."""
         if not self.gitignore:
@@ -258,17 +257,50 @@ class _Ignores:
         return [s for s in specs if s is not None]
 
     @staticmethod
-    def ignored_by(specs: Sequence[tuple[Path, Any]], path: Path, is_dir: bool) -> bool:
+    def ignored_by(specs: Sequence[_GitIgnore], path: Path, is_dir: bool) -> bool:
         absolute = path.absolute()
-        for base, spec in reversed(specs):  # the innermost .gitignore that has a say decides
+        for spec in reversed(specs):  # the innermost .gitignore that has a say decides
             try:
-                rel = absolute.relative_to(base).as_posix()
+                rel = absolute.relative_to(spec.base).as_posix()
             except ValueError:
                 continue
-            result = spec.check_file(rel + ("/" if is_dir else ""))
-            if result.include is not None:
-                return bool(result.include)
+            decided = spec.decide(rel + ("/" if is_dir else ""))
+            if decided is not None:
+                return decided
         return False
+
+
+class _GitIgnore:
+    """One ``.gitignore``, matched by pathspec. pathspec is imported (a sixth of a ``check`` start-up) and the
+    patterns compiled only once some pattern may match a path: a gitwildmatch pattern matches only paths that
+    hold each of its literal runs (the text between ``*``, ``?`` and ``/``); a pattern with ``[`` or ``\\``
+    always may."""
+
+    def __init__(self, base: Path, lines: Sequence[str]) -> None:
+        self.base = base
+        self.lines = lines
+        self.literals: list[list[str] | None] = []
+        for line in lines:
+            pattern = line.rstrip(" ")
+            if not pattern or pattern.startswith("#"):
+                continue
+            pattern = pattern.removeprefix("!")
+            if "[" in pattern or "\\" in pattern:
+                self.literals.append(None)
+            else:
+                self.literals.append([run for run in _GLOB_SPLIT.split(pattern) if run])
+        self.spec: Any = None
+
+    def decide(self, rel: str) -> bool | None:
+        """True: ignored; False: re-included by a ``!`` pattern; None: no pattern matches."""
+        if not any(runs is None or all(run in rel for run in runs) for runs in self.literals):
+            return None
+        if self.spec is None:
+            import pathspec  # start-up: only when a pattern may match
+
+            self.spec = pathspec.GitIgnoreSpec.from_lines(self.lines)
+        include = self.spec.check_file(rel).include
+        return None if include is None else bool(include)
 
 
 def _skip_reason(entry: os.DirEntry[str]) -> str | None:
@@ -280,7 +312,7 @@ def _skip_reason(entry: os.DirEntry[str]) -> str | None:
     return None
 
 
-def _walk(run: _Run, directory: Path, display: str, ignores: _Ignores, specs: list[tuple[Path, Any]]) -> None:
+def _walk(run: _Run, directory: Path, display: str, ignores: _Ignores, specs: list[_GitIgnore]) -> None:
     from heredoc_lsp.languages import language_from_path
 
     try:
@@ -385,7 +417,10 @@ class _Selection:
     per-file ignores that match it."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from heredoc_lsp.rules import unknown_codes
+        self.args = args
+        if args.select is None and not args.extend_select and not args.ignore:
+            return
+        from heredoc_lsp.rules import unknown_codes  # start-up: only when codes are given
 
         for flag, codes in (("--select", args.select), ("--extend-select", args.extend_select)):
             unknown = unknown_codes(codes or [])
@@ -395,7 +430,6 @@ class _Selection:
         unknown = unknown_codes(args.ignore)
         if unknown:
             raise UsageError(f"unknown code {', '.join(map(repr, unknown))} in --ignore (see 'heredoc-lsp rule --all')")
-        self.args = args
 
     def for_file(self, config: Config, path: Path | None) -> Callable[[str], bool]:
         lint = config.lint

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from heredoc_lsp.config.model import Config, ConfigProblem, ExecutorSettings, LintSettings
-from heredoc_lsp.rules import unknown_codes
 from heredoc_lsp.syntax.records import replace_fields as replace
 from heredoc_lsp.syntax.schema import CommandSchema
 
@@ -284,6 +283,8 @@ class Builder:
 
 
 def _check_codes(value: object) -> list[str]:
+    from heredoc_lsp.rules import unknown_codes  # start-up: the registry only when a [lint] table names codes
+
     codes = _string_list(value, "a list of diagnostic codes")
     unknown = unknown_codes(codes)
     if unknown:
