@@ -80,6 +80,15 @@ def test_exclude_and_gitignore(cli: Runner, files: Files, tmp_path: Path) -> Non
     assert checked("build/b.cli") == ["build/b.cli"]  # a file named explicitly is checked
 
 
+def test_gitignore_anchors_double_stars_and_classes(cli: Runner, files: Files, tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    files({".gitignore": "**/gen\n/top.cli\nx[0-9].cli\n"})
+    for name in ("gen/a.cli", "sub/gen/b.cli", "top.cli", "sub/top.cli", "x1.cli", "y.cli"):
+        files({name: "cat <<EOF\n"})
+    result = cli("check", cwd=tmp_path)
+    assert sorted(line.split(":")[0] for line in result.stdout.splitlines()) == ["sub/top.cli", "y.cli"]
+
+
 def test_fifo_among_the_paths_never_blocks(cli: Runner, files: Files, tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.cli")
     files({"a.cli": "cat <<EOF\n"})
