@@ -38,9 +38,9 @@ def ignored_keys(text: str, **kwargs: object) -> list[tuple[str, int]]:
 
 LOOSENING = [
     ('[executor]\nsandbox = "none"\n', "executor.sandbox", "sandbox", "auto"),
-    ('[executor]\nallow_network = true\n', "executor.allow_network", "allow_network", False),
+    ("[executor]\nallow_network = true\n", "executor.allow_network", "allow_network", False),
     ('[executor]\nconfirm = "never"\n', "executor.confirm", "confirm", "always"),
-    ('[executor]\ntimeout_s = 3600\n', "executor.timeout_s", "timeout_s", 30.0),
+    ("[executor]\ntimeout_s = 3600\n", "executor.timeout_s", "timeout_s", 30.0),
     ('[executor]\nenv = ["GITHUB_TOKEN"]\n', "executor.env", "env", ()),
 ]
 

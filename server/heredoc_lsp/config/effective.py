@@ -52,7 +52,12 @@ _FLAG: dict[str, str] = {
     "executor.timeout_s": "--timeout",
 }
 # Dotted key -> the Config field holding it (keys of the [executor] table live in Config.executor).
-_CONFIG_FIELD: dict[str, str] = {"compat": "compat", "cli.output": "cli_output", "script.runner": "script_runner"}
+_CONFIG_FIELD: dict[str, str] = {
+    "compat": "compat",
+    "cli.output": "cli_output",
+    "script.runner": "script_runner",
+    "lint": "lint",
+}
 
 
 @record

@@ -55,7 +55,7 @@ SAFETY_KEYS: tuple[str, ...] = (
     "executor.timeout_s",
     "script.runner",
 )
-# Every key a config file can set besides the command schemas, as dotted TOML keys ("commands" is the table).
+# Every key a config file can set, as dotted TOML keys ("commands" and "lint" are whole tables).
 SETTING_KEYS: tuple[str, ...] = (
     "compat",
     "cli.output",
@@ -67,6 +67,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "executor.confirm",
     "executor.env",
     "commands",
+    "lint",
 )
 
 
@@ -94,6 +95,17 @@ class ExecutorSettings:
 
 
 @record
+class LintSettings:
+    """The ``[lint]`` table: which codes ``check`` reports. ``select`` None means every code; ``per_file_ignores``
+    maps a glob (gitignore style, relative to the config file's folder) to codes ignored in matching files."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@record
 class Config:
     """Everything heredoc-lsp reads from ``heredoc-lsp.toml`` / ``[tool.heredoc-lsp]``, with defaults filled in.
 
@@ -108,6 +120,7 @@ class Config:
     executor: ExecutorSettings = field(default_factory=ExecutorSettings)
     commands: Mapping[str, CommandSchema] = field(default_factory=dict)
     source: Path | None = None
+    lint: LintSettings = field(default_factory=LintSettings)
     written: tuple[WrittenKey, ...] = field(default=(), compare=False)
 
     def written_key(self, key: str) -> WrittenKey | None:
