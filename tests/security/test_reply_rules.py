@@ -10,6 +10,7 @@ hides it); the controls show the same probe does see both when the person loosen
 from __future__ import annotations
 
 import codecs
+import json
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -177,3 +178,19 @@ def test_check_reports_ignored_settings(run_cli: RunCli, workspace: Path) -> Non
     ]
     assert done.returncode == 0
     assert run_cli("check", "--strict", "a.cli").returncode == 1
+
+
+def test_json_run_reports_ignored_settings_as_status_events(run_cli: RunCli, workspace: Path) -> None:
+    (workspace / "heredoc-lsp.toml").write_text(LOOSE_TOML, encoding="utf-8")
+    (workspace / "a.cli").write_text('echo "tok=${GITHUB_TOKEN:-unset}"\n', encoding="utf-8")
+    done = run_cli("run", "a.cli", "--yes", "--output", "json", env={"GITHUB_TOKEN": TOKEN})
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.split("\n") if line]
+    assert events[0]["type"] == "run.started"
+    status = [e["payload"] for e in events[1:3]]
+    assert [(p["kind"], p["code"], p["key"]) for p in status] == [
+        ("status", "ignored_setting", "executor.sandbox"),
+        ("status", "ignored_setting", "executor.env"),
+    ]
+    assert status[0]["text"].startswith("heredoc-lsp.toml:2:1: warning[ignored_setting]")
+    assert "tok=unset" in done.stdout and TOKEN not in done.stdout
