@@ -31,11 +31,6 @@ def user(text: str) -> Config:
     return parse_config_text(text, Path("/home/u/.config/heredoc-lsp/config.toml"), pyproject=False)
 
 
-def ignored_keys(text: str, **kwargs: object) -> list[tuple[str, int]]:
-    result = effective_config(workspace(text), **kwargs)  # type: ignore[arg-type]
-    return [(i.key, i.line) for i in result.ignored]
-
-
 LOOSENING = [
     ('[executor]\nsandbox = "none"\n', "executor.sandbox", "sandbox", "auto"),
     ("[executor]\nallow_network = true\n", "executor.allow_network", "allow_network", False),
