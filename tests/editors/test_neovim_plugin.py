@@ -48,9 +48,9 @@ def test_plugin_shows_and_fixes_unclosed_heredoc(tmp_path: Path, nvim: str, setu
     assert result.get("error") is None, result
     assert result["filetype"] == "cliscript"
     assert result["offset_encoding"] == encoding
-    assert [(d["lnum"], d["code"], d["message"]) for d in result["before"]] == [
-        (1, "unclosed_heredoc", MESSAGE)
-    ], result
+    assert [(d["lnum"], d["code"], d["message"]) for d in result["before"]] == [(1, "unclosed_heredoc", MESSAGE)], (
+        result
+    )
     assert FIX in result["titles"]
     assert result["after"] == [], result
     assert result["lines"] == ["echo start", "é😀 cat <<EOF", "body é😀", "EOF"]
