@@ -106,6 +106,17 @@ def nvim_filetypes(nvim: str, files: list[Path], home: Path) -> dict[str, str]:
     return seen
 
 
+def nvim_lua_json(nvim: str, expression: str, home: Path) -> Any:
+    """The value of a Lua expression in ``nvim --clean`` with this checkout on 'runtimepath', through JSON."""
+    home.mkdir(parents=True, exist_ok=True)
+    out = home / "value.json"
+    lua = f"local h = io.open([==[{out}]==], 'w') h:write(vim.json.encode({expression})) h:close()"
+    cmd = [nvim, "--clean", "--headless", "-n", "--cmd", f"set rtp^={REPO}", "-c", f"lua {lua}", "-c", "qa!"]
+    proc = subprocess.run(cmd, env=editor_env(home), capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    assert out.exists(), f"neovim wrote nothing (exit {proc.returncode})\n{proc.stdout}\n{proc.stderr}"
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
 def lsp_log(home: Path) -> str:
     logs = list(home.rglob("lsp.log"))
     return "\n".join(p.read_text(encoding="utf-8", errors="replace")[-4000:] for p in logs)

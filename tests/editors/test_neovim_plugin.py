@@ -7,8 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from editors_harness import NVIM_012, NVIM_07, nvim_filetypes, run_nvim_plugin
+import yaml
+from editors_harness import NVIM_012, NVIM_07, REPO, nvim_filetypes, nvim_lua_json, run_nvim_plugin
 
+from heredoc_lsp import __version__
 from heredoc_lsp.languages import Language, language_from_id, language_from_path
 
 TEXT = "echo start\né😀 cat <<EOF\nbody é😀\n"
@@ -77,3 +79,27 @@ def test_plugin_filetypes_agree_with_the_server() -> None:
             assert language_from_path(Path("/ws") / name) == expected[filetype]
         else:
             assert language_from_path(Path("/ws") / name) is None
+
+
+def test_submission_files_match_the_plugin(tmp_path: Path) -> None:
+    """docs/neovim's nvim-lspconfig entry is the plugin's configuration; the mason package installs this version
+    from PyPI and names that entry."""
+    plugin, entry = nvim_lua_json(
+        NVIM_012,
+        f"{{ dofile([==[{REPO / 'lsp' / 'heredoc_lsp.lua'}]==]), "
+        f"dofile([==[{REPO / 'docs' / 'neovim' / 'nvim-lspconfig' / 'lsp' / 'heredoc_lsp.lua'}]==]) }}",
+        tmp_path / "home",
+    )
+    assert plugin == entry
+    assert plugin == {
+        "cmd": ["heredoc-lsp", "lsp"],
+        "filetypes": ["cliscript", "agentinbox", "agentoutbox"],
+        "root_markers": ["heredoc-lsp.toml", ".git"],
+    }
+    package = REPO / "docs" / "neovim" / "mason-registry" / "packages" / "heredoc-lsp" / "package.yaml"
+    mason = yaml.safe_load(package.read_text(encoding="utf-8"))
+    assert mason["name"] == "heredoc-lsp"
+    assert mason["source"]["id"] == f"pkg:pypi/heredoc-lsp@{__version__}"
+    assert mason["bin"] == {"heredoc-lsp": "pypi:heredoc-lsp"}
+    assert mason["neovim"] == {"lspconfig": "heredoc_lsp"}
+    assert mason["licenses"] == ["MIT"]
