@@ -8,12 +8,15 @@ import subprocess
 import sys
 from pathlib import Path, PurePosixPath
 
+import pytest
 import yaml
 from packaging_harness import REPO, run, tool_env
 
 from heredoc_lsp.languages import language_from_path
 
 HOOKS = REPO / ".pre-commit-hooks.yaml"
+CHECK = "heredoc-lsp-check"
+FIX = "heredoc-lsp-fix"
 # What `pip install .` needs, and the hook definitions.
 HOOK_REPO_FILES = ("pyproject.toml", "README.md", "LICENSE", ".pre-commit-hooks.yaml", "server/", "syntaxes/")
 GIT_ENV = {
@@ -25,6 +28,8 @@ GIT_ENV = {
 }
 BAD = "echo start\ncat <<EOF\nbody\n"
 GOOD = "echo start\ncat <<EOF\nbody\nEOF\n"
+# invalid_marker, whose fix (rename the marker) is safe: `check --fix` applies it.
+FIXABLE = "echo start\ncat <<\u00c9OF\nbody\n\u00c9OF\n"
 
 
 def git(cwd: Path, env: dict[str, str], *args: str) -> None:
@@ -57,16 +62,26 @@ def hook_repo(tmp: Path, env: dict[str, str]) -> Path:
     return repo
 
 
-def try_repo(repo: Path, project: Path, env: dict[str, str], *files: str) -> subprocess.CompletedProcess[str]:
-    """``pre-commit try-repo REPO heredoc-lsp-check --files FILES`` in ``project``."""
-    hook = "heredoc-lsp-check"
+@pytest.fixture(scope="module")
+def hook_setup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """The hook repository and the environment; one pre-commit home, so both hooks share one installed copy."""
+    tmp = tmp_path_factory.mktemp("pre-commit")
+    env = tool_env(tmp / "home") | GIT_ENV | {"PRE_COMMIT_HOME": str(tmp / "pre-commit-cache")}
+    return hook_repo(tmp, env), env
+
+
+def try_repo(
+    repo: Path, project: Path, env: dict[str, str], hook: str, *files: str
+) -> subprocess.CompletedProcess[str]:
+    """``pre-commit try-repo REPO HOOK --files FILES`` in ``project``."""
     cmd = [sys.executable, "-m", "pre_commit", "try-repo", str(repo), hook, "--color", "never", "--files", *files]
     return run(cmd, project, env, 600)
 
 
-def test_check_hook_fails_on_bad_file_and_passes_good_one(tmp_path: Path) -> None:
-    env = tool_env(tmp_path / "home") | GIT_ENV | {"PRE_COMMIT_HOME": str(tmp_path / "pre-commit-cache")}
-    repo = hook_repo(tmp_path, env)
+def test_check_hook_fails_on_bad_file_and_passes_good_one(
+    tmp_path: Path, hook_setup: tuple[Path, dict[str, str]]
+) -> None:
+    repo, env = hook_setup
     project = tmp_path / "project"
     (project / "inbox").mkdir(parents=True)
     (project / "good.cli").write_text(GOOD, encoding="utf-8")
@@ -75,20 +90,39 @@ def test_check_hook_fails_on_bad_file_and_passes_good_one(tmp_path: Path) -> Non
     (project / "notes.txt").write_text("cat <<EOF\n", encoding="utf-8")
     commit_all(project, env)
 
-    good = try_repo(repo, project, env, "good.cli", "notes.txt")
+    # notes.txt is outside the hook's files: named to `heredoc-lsp check`, it would be a usage error (exit 2).
+    good = try_repo(repo, project, env, CHECK, "good.cli", "notes.txt")
     assert good.returncode == 0, good.stdout + good.stderr
     assert "heredoc-lsp check" in good.stdout and "Passed" in good.stdout, good.stdout
 
-    bad = try_repo(repo, project, env, "good.cli", "bad.cli", "inbox/reply.txt")
+    bad = try_repo(repo, project, env, CHECK, "good.cli", "bad.cli", "inbox/reply.txt")
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "Failed" in bad.stdout, bad.stdout
     assert "bad.cli:2:7: error[unclosed_heredoc]" in bad.stdout, bad.stdout
     assert "inbox/reply.txt:1:2: error[unclosed]" in bad.stdout, bad.stdout
     assert "good.cli:" not in bad.stdout, bad.stdout
 
-    skipped = try_repo(repo, project, env, "notes.txt")
-    assert skipped.returncode == 0, skipped.stdout + skipped.stderr
-    assert "(no files to check)Skipped" in skipped.stdout, skipped.stdout
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="needs `heredoc-lsp check --fix` (branch checkcli): remove this mark when it is merged",
+)
+def test_fix_hook_fixes_the_file(tmp_path: Path, hook_setup: tuple[Path, dict[str, str]]) -> None:
+    repo, env = hook_setup
+    project = tmp_path / "project"
+    project.mkdir()
+    fixable = project / "fixable.cli"
+    fixable.write_text(FIXABLE, encoding="utf-8")
+    (project / "good.cli").write_text(GOOD, encoding="utf-8")
+    commit_all(project, env)
+
+    fixed = try_repo(repo, project, env, FIX, "fixable.cli", "good.cli")
+    assert fixed.returncode == 1, fixed.stdout + fixed.stderr
+    assert "files were modified by this hook" in fixed.stdout, fixed.stdout
+    assert fixable.read_text(encoding="utf-8") == GOOD
+    assert (project / "good.cli").read_text(encoding="utf-8") == GOOD
+    # The fixed file is GOOD, which the check hook passes (the test above).
 
 
 def test_hooks_declared() -> None:
