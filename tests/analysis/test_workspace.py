@@ -6,9 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from heredoc_lsp.analysis import analyze
-from heredoc_lsp.analysis.workspace import count_lines_bytes, count_lines_text
+from heredoc_lsp.analysis.workspace import MAX_EDIT_BYTES, count_lines_bytes, count_lines_fd, count_lines_text
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.diagnostics import Severity, Span
 
@@ -187,3 +189,73 @@ def test_crlf_file_without_final_newline(ws: Path) -> None:
     bad = '[EDIT_FILE path="w.txt" start_line="3" end_line="4"]\nx\n[/EDIT_FILE]\n'
     assert found(ok, ws) == []
     assert [code for code, _, _, _ in found(bad, ws)] == ["bad_range"]
+
+
+@given(st.lists(st.sampled_from([b"a", b"\r", b"\n", b"\r\n", b"xy"]), max_size=40), st.integers(1, 5))
+def test_counting_a_file_in_chunks_matches_counting_it_whole(parts: list[bytes], chunk: int) -> None:
+    data = b"".join(parts)
+    r, w = os.pipe()
+    try:
+        os.write(w, data)
+        os.close(w)
+        w = -1
+        assert count_lines_fd(r, chunk) == count_lines_bytes(data)  # a CRLF split between chunks counts once
+    finally:
+        os.close(r)
+        if w >= 0:
+            os.close(w)
+
+
+def test_edit_file_of_a_file_above_the_cap_is_file_too_large_instead_of_range_checked(ws: Path) -> None:
+    with open(ws / "huge.log", "wb") as f:
+        f.truncate(MAX_EDIT_BYTES + 1)  # sparse: no disk, and counting its lines would take a read of it all
+    text = (
+        '[READ_FILE path="huge.log"]\n'
+        '[EDIT_FILE path="huge.log" start_line="1" end_line="99"]\nx\n[/EDIT_FILE]\n'
+        '[EDIT_FILE path="src/app.py" start_line="1" end_line="9"]\nx\n[/EDIT_FILE]\n'
+    )
+    got = found(text, ws)
+    assert [(code, severity, span.start_line) for code, severity, span, _ in got] == [
+        ("file_too_large", Severity.WARNING, 1),
+        ("bad_range", Severity.ERROR, 4),
+    ]
+    assert got[0][3] == (
+        f"File 'huge.log' is too large to edit ({MAX_EDIT_BYTES + 1} bytes; EDIT_FILE handles files up to "
+        f"{MAX_EDIT_BYTES} bytes): use a RUN_COMMAND (e.g. sed) or split the file"
+    )
+
+
+def test_protected_paths_are_errors_on_the_path_attribute(ws: Path) -> None:
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / "gitlink").symlink_to(".git")
+    text = (
+        '[CREATE_FILE path=".git/hooks/pre-commit"]\ntouch pwned\n[/CREATE_FILE]\n'
+        '[CREATE_FILE path="gitlink/hooks/post-commit"]\ntouch pwned\n[/CREATE_FILE]\n'
+        '[DELETE_FILE path="inbox/reply.txt"]\n'
+        '[READ_FILE path=".git/config"]\n'
+        '[CREATE_FILE path="src/ok.py"]\nx = 1\n[/CREATE_FILE]\n'
+    )
+    got = [(code, sev, span, msg) for code, sev, span, msg in found(text, ws) if code != "file_not_found"]
+    assert [(code, sev, span.start_line, span.start_col) for code, sev, span, _ in got] == [
+        ("protected_path", Severity.ERROR, 0, 18),
+        ("protected_path", Severity.ERROR, 3, 18),
+        ("protected_path", Severity.ERROR, 6, 18),
+    ]
+    assert got[0][3].startswith("Path '.git/hooks/pre-commit' is protected: '.git' is off limits to replies")
+    assert got[1][3].startswith(
+        "Path 'gitlink/hooks/post-commit' leads to '.git/hooks/post-commit', which is protected"
+    )
+
+
+def test_pyproject_table_is_protected_through_the_reply(ws: Path) -> None:
+    (ws / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.heredoc-lsp]\nconfirm = "always"\n')
+    text = (
+        '[EDIT_FILE path="pyproject.toml" start_line="2" end_line="2"]\nname = "y"\n[/EDIT_FILE]\n'
+        '[EDIT_FILE path="pyproject.toml" start_line="5" end_line="5"]\nconfirm = "never"\n[/EDIT_FILE]\n'
+        '[CREATE_FILE path="sub/pyproject.toml"]\n[tool.heredoc-lsp]\ncompat = "arca-cli"\n[/CREATE_FILE]\n'
+        '[CREATE_FILE path="sub/pyproject.toml"]\n[tool.heredoc-lsp]\ncompat = "arca-cli"\n[/CREATE_FILE]\n'
+        '[DELETE_FILE path="pyproject.toml"]\n'
+    )
+    got = [(code, span.start_line) for code, _, span, _ in found(text, ws)]
+    # Line 2 is outside the table; the refused first CREATE_FILE does not happen, so the second one adds it too.
+    assert got == [("protected_path", 3), ("protected_path", 6), ("protected_path", 10), ("protected_path", 14)]

@@ -33,3 +33,24 @@ def run_cli(
 @pytest.fixture
 def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
     return run_cli
+
+
+Files = Callable[..., Path]
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Files:
+    """``files({"a.cli": "text", "sub/b.cli": b"bytes"})`` writes them under ``tmp_path`` (parents created) and
+    returns ``tmp_path``."""
+
+    def put(contents: dict[str, str | bytes]) -> Path:
+        for name, data in contents.items():
+            path = tmp_path / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(data, bytes):
+                path.write_bytes(data)
+            else:
+                path.write_text(data, encoding="utf-8")
+        return tmp_path
+
+    return put

@@ -83,7 +83,15 @@ def test_json_format(cli: Runner, tmp_path: Path) -> None:
                 "run as a command",
             },
         ],
-        "summary": {"errors": 1, "warnings": 1, "information": 0, "hints": 0, "suppressed": 0},
+        "summary": {
+            "errors": 1,
+            "warnings": 1,
+            "information": 0,
+            "hints": 0,
+            "suppressed": 0,
+            "ignored": 0,
+            "fixed": 0,
+        },
     }
 
 
@@ -195,25 +203,31 @@ def test_bom_is_not_a_column(cli: Runner, tmp_path: Path) -> None:
     assert result.stdout.startswith("bom.cli:1:1: error[heredoc_without_command] ")
 
 
-def test_broken_config(cli: Runner, tmp_path: Path) -> None:
+def test_broken_config_falls_back_to_the_defaults_and_says_so(cli: Runner, tmp_path: Path) -> None:
     write(tmp_path / "broken" / "heredoc-lsp.toml", "[executor]\ntimout_s = 3\nsandbox = 'vm'\n")
     write(tmp_path / "broken" / "a.cli", "cat <<EOF\n")
     write(tmp_path / "broken" / "sub" / "b.cli", "echo hi\n")
     write(tmp_path / "fine" / "c.cli", "cat <<EOF\n")
     result = cli("check", cwd=tmp_path)
-    assert result.returncode == 2
-    assert result.stdout == f"fine/c.cli:1:7: error[unclosed_heredoc] {UNCLOSED}\n"
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "broken/heredoc-lsp.toml:2:1: error[config_error] executor.timout_s: unknown key (did you mean 'timeout_s'?)",
+        'broken/heredoc-lsp.toml:3:1: error[config_error] executor.sandbox: expected one of "auto", "bwrap", '
+        '"none", got "vm"',
+        f"broken/a.cli:1:7: error[unclosed_heredoc] {UNCLOSED}",
+        f"fine/c.cli:1:7: error[unclosed_heredoc] {UNCLOSED}",
+    ]
     assert result.stderr.splitlines() == [
-        "broken/heredoc-lsp.toml:2: error: executor.timout_s: unknown key (did you mean 'timeout_s'?)",
-        'broken/heredoc-lsp.toml:3: error: executor.sandbox: expected one of "auto", "bwrap", "none", got "vm"',
-        "Checked 1 file: 1 error; 1 broken config file",
+        "heredoc-lsp check: broken/heredoc-lsp.toml: the config file is broken; checking with the defaults",
+        "Checked 3 files: 4 errors; 1 broken config file (defaults used)",
     ]
     as_json = cli("check", "--format", "json", cwd=tmp_path)
-    assert as_json.returncode == 2
+    assert as_json.returncode == 1
     codes = [(d["path"], d["line"], d["code"]) for d in json.loads(as_json.stdout)["diagnostics"]]
     assert codes == [
         ("broken/heredoc-lsp.toml", 2, "config_error"),
         ("broken/heredoc-lsp.toml", 3, "config_error"),
+        ("broken/a.cli", 1, "unclosed_heredoc"),
         ("fine/c.cli", 1, "unclosed_heredoc"),
     ]
 

@@ -21,12 +21,21 @@ HANDLED = [
     ["--no-color", "--verbose", "x", "y"],
     ["-v", "--strict", "--no-color"],
     ["--strict", "--strict", "a"],
-]
-LEFT_TO_ARGPARSE = [
     ["--format", "json", "a.cli"],
     ["--format=json"],
+    ["--output-format", "sarif", "x"],
     ["--config", "c.toml", "a.cli"],
     ["--language", "cli", "-"],
+    ["--select", "duplicate,missing", "--select=empty", "--ignore", "collision", "a"],
+    ["--extend-select", "no_effect", "--exclude", "build/,*.tmp.cli", "--exclude", "x"],
+    ["--fix", "--unsafe-fixes", "--exit-zero", "--no-respect-gitignore", "a.cli"],
+    ["--diff", "--watch", "--command", "chatroom handoff", "--workspace", "w"],
+]
+LEFT_TO_ARGPARSE = [
+    ["--format", "xml", "a.cli"],  # not a choice: argparse says which are
+    ["--format"],
+    ["--config", "-x"],
+    ["--strict=yes"],
     ["-h"],
     ["--help"],
     ["--", "-weird.cli"],

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from tests.executor.conftest import processes_with, unique_sleep
 
+from heredoc_lsp.executor.sandbox import UNISOLATED_NOTE
+
 from .conftest import cli, config, env, write
 
 ANSI = re.compile(r"\x1b\[")
@@ -33,6 +35,7 @@ def test_plain_lines_without_a_terminal(tmp_path: Path) -> None:
     assert not ANSI.search(out)
     assert out.splitlines() == [
         f"Running {tmp_path / 's.cli'}",
+        f'  sandbox = "none": {UNISOLATED_NOTE}',
         f"  4 commands in {tmp_path} (sandbox: none)",
         "[1/4] line 1: echo one",
         "[OK] RUN_COMMAND: Ran 'echo one' (exit code 0)",

@@ -112,7 +112,8 @@ def test_empty_file_gives_defaults_with_source(tmp_path: Path) -> None:
         ),
         (
             "colour = 1\n",
-            "heredoc-lsp.toml:1: error: colour: unknown key (expected one of: compat, cli, script, executor, commands)",
+            "heredoc-lsp.toml:1: error: colour: unknown key "
+            "(expected one of: compat, cli, script, executor, commands, lint)",
         ),
         (
             "[executor]\ntimeout_s = 0\n",

@@ -85,7 +85,7 @@ def test_invalid_and_unknown_settings_are_skipped_with_messages() -> None:
         },
     )
     assert messages == (
-        "heredocLsp.colors: unknown key (expected one of: compat, cli, script, executor, commands)",
+        "heredocLsp.colors: unknown key (expected one of: compat, cli, script, executor, commands, lint)",
         "heredocLsp.executor.timeout_s: unknown key (did you mean 'timeoutS'?)",
         'heredocLsp.executor.timeoutS: expected a positive number of seconds, got "soon"',
         "heredocLsp.commands.x.single_param: unknown key (did you mean 'singleParam'?)",

@@ -18,7 +18,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from heredoc_lsp.config import DEFAULT_CONFIG
-from heredoc_lsp.executor.agent import AgentPaths, OutboxSettings, load_session, start_session
+from heredoc_lsp.executor.agent import (
+    AgentPaths,
+    OutboxSettings,
+    Session,
+    SessionResult,
+    load_session,
+    render_outbox,
+    start_session,
+)
+from heredoc_lsp.executor.environment import Redactor
+from heredoc_lsp.executor.files import Workspace
 from heredoc_lsp.executor.model import RunOptions
 from heredoc_lsp.executor.reply_apply import apply_reply
 from heredoc_lsp.syntax.outbox import parse_outbox_text
@@ -309,3 +319,22 @@ def test_sigkill_mid_apply_leaves_every_file_old_or_new(tmp_path: Path) -> None:
         mixed += any(kinds) and not all(kinds)
     # The kills landed in the middle of the apply (some files new, some old): the test exercised the race.
     assert mixed >= 3, mixed
+
+
+def test_outbox_hides_secrets_in_file_names_contents_and_results(tmp_path: Path) -> None:
+    secret = "tok-0123456789abcdef"
+    (tmp_path / f"name-{secret}.txt").write_text("")
+    (tmp_path / "leak.txt").write_text(f"token={secret}\n")
+    session = Session(
+        session_id="0123abcd",
+        task="t",
+        sequence_number=2,
+        last_results=(SessionResult("command", "ok", f"Ran 'echo {secret}' (exit code 0)", f"{secret}\n"),),
+        read_file_requests=("leak.txt", f"name-{secret}.txt"),
+    )
+    text = render_outbox(session, Workspace(tmp_path), OutboxSettings(redactor=Redactor([secret])))
+    assert secret not in text
+    assert "  name-[REDACTED].txt (0 bytes)" in text
+    assert "--- leak.txt ---\ntoken=[REDACTED]\n--- end leak.txt ---" in text
+    assert "--- name-[REDACTED].txt ---" in text
+    assert "[OK] RUN_COMMAND: Ran 'echo [REDACTED]' (exit code 0)\n  Output: [REDACTED]" in text

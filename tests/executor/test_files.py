@@ -5,10 +5,14 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from heredoc_lsp.analysis.workspace import MAX_EDIT_BYTES
+from heredoc_lsp.executor.environment import Redactor
 from heredoc_lsp.executor.files import FileOpError, Workspace
 
 
@@ -197,9 +201,64 @@ def test_protected_directories(tmp_path: Path) -> None:
     with pytest.raises(FileOpError) as info:
         ws.create_file("sessions/abc.json", "{}")
     assert info.value.summary == (
-        "REJECTED: Path 'sessions/abc.json' is inside 'sessions/', which is reserved for heredoc-lsp"
+        "Path 'sessions/abc.json' is protected: 'sessions/' holds heredoc-lsp's own agent state "
+        "(a reply written there could forge the next one)"
     )
+    assert not info.value.rejected
     ws.create_file("sessionsX/a.txt", "fine")
+
+
+def test_protected_paths_are_refused_before_any_change(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    (ws.root / "real_git").mkdir()
+    (ws.root / ".git").symlink_to("real_git")  # the protected name is a link: refused as written
+    (ws.root / "alias").symlink_to("real_git")
+    (ws.root / "gitdir").mkdir()
+    (ws.root / "gitdir" / ".git").mkdir()
+    (ws.root / "x").symlink_to("gitdir/.git")  # a link to a protected folder: refused where it leads
+    before = _snapshot(ws.root)
+    for path in (".git/hooks/pre-commit", "x/hooks/pre-commit", ".Envrc", ".vscode/tasks.json", "outbox/a.txt"):
+        ops: tuple[Callable[[], object], ...] = (
+            partial(ws.create_file, path, "x"),
+            partial(ws.edit_file, path, 1, 1, "x"),
+            partial(ws.delete_file, path),
+        )
+        for op in ops:
+            with pytest.raises(FileOpError) as info:
+                op()
+            assert "is protected" in info.value.summary and not info.value.rejected
+    assert _snapshot(ws.root) == before  # no parent folder was created either
+    with pytest.raises(FileOpError) as info:
+        ws.create_file("x/hooks/pre-commit", "x")
+    assert info.value.summary.startswith("Path 'x/hooks/pre-commit' leads to 'gitdir/.git/hooks/pre-commit'")
+    assert ws.create_file("alias/notes.txt", "fine") == "Created 'alias/notes.txt'"
+
+
+def test_pyproject_table_is_protected_the_rest_is_not(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    original = '[project]\nname = "x"\n\n[tool.heredoc-lsp.executor]\nconfirm = "always"\n'
+    pyproject = ws.root / "pyproject.toml"
+    pyproject.write_text(original)
+    refused: tuple[Callable[[], object], ...] = (
+        lambda: ws.edit_file("pyproject.toml", 5, 5, 'confirm = "never"'),
+        lambda: ws.edit_file("pyproject.toml", 2, 2, '[tool.heredoc-lsp]\ncompat = "arca-cli"'),
+        lambda: ws.create_file("pyproject.toml", '[project]\nname = "x"\n'),
+        lambda: ws.delete_file("pyproject.toml"),
+    )
+    for op in refused:
+        with pytest.raises(FileOpError) as info:
+            op()
+        assert info.value.summary.startswith("Path 'pyproject.toml' is protected")
+    assert pyproject.read_text() == original
+    ws.edit_file("pyproject.toml", 2, 2, 'name = "y"')
+    ws.create_file("pyproject.toml", pyproject.read_text() + "\n[tool.ruff]\nline-length = 100\n")
+    assert pyproject.read_text().startswith('[project]\nname = "y"\n')
+    ws.create_file("sub/pyproject.toml", "[tool.black]\n")
+    with pytest.raises(FileOpError):
+        ws.create_file("sub/pyproject.toml", "[tool.heredoc-lsp]\n")
+    (ws.root / "plain.toml").symlink_to("pyproject.toml")
+    with pytest.raises(FileOpError):
+        ws.delete_file("plain.toml")  # the link's target is the pyproject
 
 
 # -- atomic writes, modes, CREATE/DELETE ------------------------------------------------------------------------
@@ -304,6 +363,49 @@ def test_read_file_text_binary_and_cap(layout: tuple[Workspace, Path]) -> None:
     os.mkfifo(ws.root / "fifo")
     with pytest.raises(FileOpError, match=r"^'fifo' is not a regular file$"):
         ws.read_file("fifo")
+
+
+SECRET = "tok-0123456789abcdef"
+
+
+def test_read_file_hides_secrets_and_a_secret_cut_by_the_cap(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    redactor = Redactor([SECRET])
+    (ws.root / "env.txt").write_text(f"token={SECRET}\n")
+    assert ws.read_file("env.txt", redactor=redactor).text == "token=[REDACTED]\n"
+    assert ws.read_file("env.txt").text == f"token={SECRET}\n"  # no redactor: nothing to hide
+    (ws.root / "cut.txt").write_text("x" * 90 + SECRET)
+    got = ws.read_file("cut.txt", max_chars=100, redactor=redactor)
+    assert got.text == "x" * 90 + "[REDACTED]\n[... truncated: showing the first 100 characters of 110 bytes ...]"
+
+
+def _sparse(path: Path, size: int) -> None:
+    with open(path, "wb") as f:
+        f.truncate(size)
+
+
+def test_edit_file_above_the_cap_fails_before_reading(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    _sparse(ws.root / "huge.log", MAX_EDIT_BYTES + 1)
+    with pytest.raises(FileOpError, match=r"^File 'huge.log' is too large to edit \(10485761 bytes; EDIT_FILE"):
+        ws.edit_file("huge.log", 1, 1, "x")
+    assert (ws.root / "huge.log").stat().st_size == MAX_EDIT_BYTES + 1
+    (ws.root / "small.txt").write_text("a\nb\nc\n")
+    with pytest.raises(FileOpError, match=r"too large to edit \(6 bytes; EDIT_FILE handles files up to 5 bytes\)"):
+        ws.edit_file("small.txt", 1, 1, "x", max_edit_bytes=5)
+    assert (
+        ws.edit_file("small.txt", 1, 1, "x", max_edit_bytes=6)
+        == "Edited 'small.txt': line 1 replaced with 1 line (now 3 lines)"
+    )
+
+
+def test_line_count_reads_in_chunks_and_stops_at_the_cap(layout: tuple[Workspace, Path]) -> None:
+    ws, _ = layout
+    (ws.root / "crlf.txt").write_bytes(b"a\r\nb\rc\n\nd")
+    assert ws.line_count("crlf.txt") == 5
+    _sparse(ws.root / "huge.log", MAX_EDIT_BYTES + 1)
+    assert ws.line_count("huge.log") is None
+    assert ws.line_count("missing.txt") is None
 
 
 def test_list_files_skips_links_vcs_and_protected(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
@@ -176,6 +177,41 @@ async def test_redaction_in_live_output_split_across_chunks(workspace: Path, mod
     )
     assert "".join(seen) == "abc-[REDACTED]-xyz\n"
     assert r.stdout.text == "abc-[REDACTED]-xyz\n"
+
+
+SECRET = "tok-0123456789abcdef"
+
+
+async def test_a_secret_cut_by_the_end_of_the_kept_head_is_hidden_live_and_in_the_result(
+    workspace: Path, mode: str
+) -> None:
+    seen: list[str] = []
+    # A 1 KiB head: the secret's first 8 characters are its last ones, the rest goes to the tail.
+    cmd = f"head -c 1016 /dev/zero | tr '\\000' a; printf '%s\\n' {SECRET}"
+    spec = replace(shell_spec(cmd, workspace, mode, redact=[SECRET]), capture_bytes=2048)
+    r = await run_process(spec, on_output=lambda s, t: seen.append(t))
+    live = "".join(seen)
+    assert live == "a" * 1016 + "[REDACTED]"
+    assert r.stdout.text == "a" * 1016 + "[REDACTED][REDACTED]\n"
+
+
+async def test_a_secret_cut_by_the_dropped_middle_is_hidden_in_the_kept_tail(workspace: Path, mode: str) -> None:
+    cmd = f"head -c 5000 /dev/zero | tr '\\000' a; printf %s {SECRET}; head -c 1014 /dev/zero | tr '\\000' b"
+    spec = replace(shell_spec(cmd, workspace, mode, redact=[SECRET]), capture_bytes=2048)
+    r = await run_process(spec)
+    assert r.stdout.truncated
+    assert r.stdout.tail == "[REDACTED]" + "b" * 1014
+    assert SECRET[10:] not in r.stdout.text
+
+
+async def test_a_secret_printed_half_on_stdout_and_half_on_stderr_is_hidden(workspace: Path, mode: str) -> None:
+    cmd = f"printf %s {SECRET[:10]}; printf %s {SECRET[10:]} >&2"
+    seen: list[str] = []
+    r = await run_process(shell_spec(cmd, workspace, mode, redact=[SECRET]), on_output=lambda s, t: seen.append(t))
+    assert SECRET not in "".join(seen)
+    shown = r.stdout.text + r.stderr.text
+    assert SECRET[:10] not in shown and SECRET[10:] not in shown, (r.stdout.text, r.stderr.text)
+    assert "[REDACTED]" in shown
 
 
 async def test_binary_and_ansi_output_is_clean_utf8(workspace: Path, mode: str) -> None:

@@ -14,6 +14,7 @@ from heredoc_lsp.executor import engine
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.events import TERMINAL_TYPES, RunEvent
 from heredoc_lsp.executor.model import RunOptions
+from heredoc_lsp.executor.sandbox import UNISOLATED_NOTE
 from heredoc_lsp.executor.script_run import run_script
 
 from .conftest import processes_with, unique_sleep
@@ -261,10 +262,7 @@ async def test_missing_bwrap_when_required(tmp_path: Path, monkeypatch: pytest.M
     )
     assert rec.terminal().type == "run.completed"
     notes = [p["text"] for p in rec.progress("status")]
-    assert (
-        notes.count("bubblewrap (bwrap) is not installed: commands run without isolation (resource limits still apply)")
-        == 1
-    )
+    assert notes.count(f"bubblewrap (bwrap) is not installed: {UNISOLATED_NOTE}") == 1
 
 
 async def test_only_selected_lines(tmp_path: Path) -> None:

@@ -113,8 +113,8 @@ def analyze_lines(
     """:func:`analyze` for a document already split into lines (a server keeps them; no join and re-split).
 
     ``may_have_directives=False`` promises that no line contains ``heredoc-lsp`` (skips the suppression pass);
-    None makes it look (in ``directives_in``, the document's text, when given). It only looks when there are
-    diagnostics to suppress.
+    None makes it look (in ``directives_in``, the document's text, when given): a directive can suppress
+    diagnostics or name an unknown code (``unknown_code``).
     """
     tree: Tree
     found: list[Diagnostic] = list(extra_diagnostics)
@@ -141,7 +141,7 @@ def analyze_lines(
 
         tree = parse_outbox(lines)
     found.extend(tree.diagnostics)
-    if found and may_have_directives is None:
+    if may_have_directives is None:
         if directives_in is not None:
             may_have_directives = "heredoc-lsp" in directives_in
         else:
@@ -175,11 +175,13 @@ def finish_analysis(
     """
     kept: list[Diagnostic] = found
     suppressed: list[Diagnostic] = []
-    if found and may_have_directives:  # directives are rare: skip the layout work for most documents
+    if may_have_directives:  # directives are rare: skip the layout work for most documents
         from heredoc_lsp.analysis.layouts import layout_for
-        from heredoc_lsp.analysis.suppress import apply_suppressions, find_suppressions
+        from heredoc_lsp.analysis.suppress import apply_suppressions, find_suppressions, unknown_code_diagnostics
 
-        kept, suppressed = apply_suppressions(found, find_suppressions(lines, layout_for(language, lines, tree)))
+        suppressions = find_suppressions(lines, layout_for(language, lines, tree))
+        found = found + unknown_code_diagnostics(lines, suppressions)
+        kept, suppressed = apply_suppressions(found, suppressions)
     kept.sort(key=_position)
     return Analysis(
         language=language,

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
+from heredoc_lsp.syntax.diagnostics import Diagnostic, Span, warning
 from heredoc_lsp.syntax.text import trim
 
 DIRECTIVE_PREFIX = "# heredoc-lsp: disable="
@@ -106,6 +106,35 @@ def find_suppressions(lines: Sequence[str], layout: Layout) -> list[Suppression]
         extent = layout.statement_at(target)
         covers = extent if extent is not None and extent[0] == target else (target, target + 1)
         out.append(Suppression(n, frozenset(codes), False, covers))
+    return out
+
+
+def unknown_code_diagnostics(lines: Sequence[str], suppressions: Sequence[Suppression]) -> list[Diagnostic]:
+    """An ``unknown_code`` warning for every code in a directive that no rule has (a misspelt code silences
+    nothing), at the code's own column."""
+    if not suppressions:
+        return []
+    from heredoc_lsp.rules import RULES  # start-up: the registry only for files that have directives
+
+    out: list[Diagnostic] = []
+    for s in suppressions:
+        unknown = sorted(c for c in s.codes if c not in RULES)
+        if not unknown:
+            continue
+        text = lines[s.line]
+        after = text.index("=") + 1  # a directive line always has its ``=``
+        for code in unknown:
+            m = re.search(rf"(?<![A-Za-z0-9_]){code}(?![A-Za-z0-9_])", text[after:])
+            start = after + m.start() if m is not None else 0
+            out.append(
+                warning(
+                    Span.at(s.line, start, start + len(code)),
+                    "unknown_code",
+                    f"Unknown code '{code}' in a heredoc-lsp: disable directive; it silences nothing "
+                    "(see 'heredoc-lsp rule --all')",
+                    data={"code": code},
+                )
+            )
     return out
 
 

@@ -1,8 +1,11 @@
-"""``heredoc-lsp check [PATH...]``: report every problem in every supported file (SPEC §9).
+"""``heredoc-lsp check [PATH...]``: report every problem in every supported file (SPEC §9), fix what can be fixed
+(``--fix``, ``--diff``), choose codes (``--select``, ``--ignore``, ``[lint]``) and re-check on change (``--watch``).
 
-Exit codes: 0 no errors (with ``--strict``: no errors and no warnings), 1 problems, 2 usage errors, a missing
-path, an unreadable file or a broken config. Only the standard library and heredoc_lsp's own pure modules are
-imported, so the command starts fast.
+Exit codes: 0 no errors (with ``--strict``: no errors and no warnings; always with ``--exit-zero``), 1 problems
+(with ``--diff``: a fix would change a file), 2 usage errors, a missing path or an unreadable file. A broken config
+file is reported as ``config_error`` diagnostics on that file, and the files it governs are checked with the
+defaults. Only the standard library and heredoc_lsp's own pure modules are imported on the plain path (start-up
+time: deferred imports below are marked "start-up").
 """
 
 from __future__ import annotations
@@ -13,11 +16,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from heredoc_lsp.cli.sources import LANGUAGE_CHOICES, Source, UsageError
+from heredoc_lsp.syntax.lazy_re import lazy_compile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
     from typing import Any
+
+    from heredoc_lsp.config.model import Config, ConfigError
+    from heredoc_lsp.syntax.diagnostics import Diagnostic
 
 # Directories never descended into (explicitly named ones are checked anyway).
 SKIPPED_DIRS: dict[str, str] = {
@@ -34,6 +42,79 @@ SKIPPED_DIRS: dict[str, str] = {
     ".tox": "tox environments",
 }
 
+_GLOB_SPLIT = lazy_compile(r"[*?/]+")
+WATCH_TICK_MS = 200  # how often --watch's generator wakes up when nothing changes
+OUTPUT_FORMATS = ("text", "concise", "json", "github", "sarif", "gitlab", "junit")
+
+# Every option of ``check``, declared once: ``add_parser`` builds the argparse parser from it and ``simple_args``
+# (the argparse-free fast path) reads the same table. (flags, dest, kind, default, choices, metavar, help); kind is
+# "flag" (store_true), "value" (one value) or "list" (comma-separated values, repeatable, added up).
+OPTIONS: tuple[tuple[tuple[str, ...], str, str, Any, tuple[str, ...] | None, str | None, str], ...] = (
+    (("--output-format", "--format"), "output_format", "value", "text", OUTPUT_FORMATS, None, "output format"),
+    (("--strict",), "strict", "flag", False, None, None, "warnings fail too (exit 1)"),
+    (("--exit-zero",), "exit_zero", "flag", False, None, None, "exit 0 even when there are problems"),
+    (
+        ("--select",),
+        "select",
+        "list",
+        None,
+        None,
+        "CODES",
+        "report only these codes (comma-separated; ALL: every code)",
+    ),
+    (("--extend-select",), "extend_select", "list", [], None, "CODES", "report these codes too"),
+    (("--ignore",), "ignore", "list", [], None, "CODES", "never report these codes"),
+    (("--fix",), "fix", "flag", False, None, None, "apply the safe fixes to the files and report what is left"),
+    (("--unsafe-fixes",), "unsafe_fixes", "flag", False, None, None, "with --fix/--diff: fixes that change what runs"),
+    (
+        ("--diff",),
+        "diff",
+        "flag",
+        False,
+        None,
+        None,
+        "show the fixes as a diff instead of writing them (exit 1 if any)",
+    ),
+    (("--exclude",), "exclude", "list", [], None, "GLOBS", "skip paths matching these gitignore-style globs"),
+    (("--no-respect-gitignore",), "no_respect_gitignore", "flag", False, None, None, "check files .gitignore lists"),
+    (("--watch",), "watch", "flag", False, None, None, "check again whenever a file changes (Ctrl-C stops)"),
+    (("--no-color",), "no_color", "flag", False, None, None, "never colour the output"),
+    (("--config",), "config", "value", None, None, "FILE", "use this config file for every file"),
+    (
+        ("--language",),
+        "language",
+        "value",
+        None,
+        LANGUAGE_CHOICES,
+        None,
+        "the format of the files named on the command line (needed when their name does not tell)",
+    ),
+    (
+        ("--command",),
+        "command",
+        "value",
+        None,
+        None,
+        "NAME",
+        "with --language params: the command whose schema applies",
+    ),
+    (
+        ("--workspace",),
+        "workspace",
+        "value",
+        None,
+        None,
+        "DIR",
+        "root that inbox paths are checked against (default: the folder holding inbox/, else the config file's "
+        "folder, else the reply's folder)",
+    ),
+    (("-v", "--verbose"), "verbose", "flag", False, None, None, "say which files are checked and skipped"),
+)
+
+
+def _split_codes(value: str) -> list[str]:
+    return [c.strip(" \t") for c in value.split(",") if c.strip(" \t")]
+
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -41,59 +122,63 @@ def add_parser(subparsers: Any) -> None:
         help="check .cli scripts, inbox replies and outbox files for problems",
         description="Check every supported file under the PATHs (default: the current directory): *.cli, "
         "*.inbox, **/inbox/*.txt, *.outbox, **/outbox/*_seqNNNN.txt. Exit 0 when there are no errors, 1 when there "
-        "are, 2 on usage errors.",
+        "are, 2 on usage errors. 'heredoc-lsp rule CODE' explains a code.",
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories ('-' reads standard input)")
-    p.add_argument("--format", choices=("text", "json", "github"), default="text", help="output format")
-    p.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
-    p.add_argument("--no-color", action="store_true", help="never colour the output")
-    p.add_argument("--config", metavar="FILE", help="use this config file for every file")
-    p.add_argument(
-        "--language",
-        choices=LANGUAGE_CHOICES,
-        help="the format of the files named on the command line (needed when their name does not tell)",
-    )
-    p.add_argument("--command", metavar="NAME", help="with --language params: the command whose schema applies")
-    p.add_argument(
-        "--workspace",
-        metavar="DIR",
-        help="root that inbox paths are checked against (default: the folder holding inbox/, else the config "
-        "file's folder, else the reply's folder)",
-    )
-    p.add_argument("-v", "--verbose", action="store_true", help="say which files are checked and skipped")
+    for flags, dest, kind, default, choices, metavar, help_text in OPTIONS:
+        if kind == "flag":
+            p.add_argument(*flags, dest=dest, action="store_true", help=help_text)
+        elif kind == "value":
+            p.add_argument(*flags, dest=dest, default=default, choices=choices, metavar=metavar, help=help_text)
+        else:
+            p.add_argument(
+                *flags, dest=dest, action="extend", type=_split_codes, default=default, metavar=metavar, help=help_text
+            )
     p.set_defaults(handler=run)
 
 
 _LAST: list[object] = []
 
-# The boolean options of ``check`` (their dests): all that the argparse-free command line below understands.
-_FLAGS: dict[str, str] = {"--strict": "strict", "--no-color": "no_color", "-v": "verbose", "--verbose": "verbose"}
-
 
 def simple_args(words: Sequence[str]) -> Any:
-    """The arguments of ``check WORDS`` without argparse (its import and set-up are a tenth of a check's start-up),
-    when the words are only the boolean options and one run of paths; None otherwise (then argparse parses them,
-    errors and ``--help`` included). The result has the attributes that argparse's namespace would have."""
+    """The arguments of ``check WORDS`` read with :data:`OPTIONS` but without argparse (its import and set-up are
+    a tenth of a check's start-up), when the words are known options (``--opt VALUE`` or ``--opt=VALUE``) and one
+    run of paths; None otherwise (then argparse parses them, errors and ``--help`` included). The result has the
+    attributes that argparse's namespace would have."""
     from types import SimpleNamespace
 
-    values: dict[str, Any] = {
-        "subcommand": "check",
-        "paths": [],
-        "format": "text",
-        "strict": False,
-        "no_color": False,
-        "config": None,
-        "language": None,
-        "command": None,
-        "workspace": None,
-        "verbose": False,
-        "handler": run,
-    }
+    values: dict[str, Any] = {"subcommand": "check", "paths": []}
+    by_flag: dict[str, tuple[str, str, tuple[str, ...] | None]] = {}
+    for flags, dest, kind, default, choices, _, _ in OPTIONS:
+        values[dest] = list(default) if isinstance(default, list) else default
+        for flag in flags:
+            by_flag[flag] = (dest, kind, choices)
+    values["handler"] = run
     paths_ended = False
-    for word in words:
-        dest = _FLAGS.get(word)
-        if dest is not None:
-            values[dest] = True
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        name, eq, inline = word.partition("=") if word.startswith("--") else (word, "", "")
+        found = by_flag.get(name)
+        if found is not None:
+            dest, kind, choices = found
+            if kind == "flag":
+                if eq:
+                    return None
+                values[dest] = True
+            else:
+                if not eq:
+                    if i >= len(words) or words[i].startswith("-"):
+                        return None
+                    inline = words[i]
+                    i += 1
+                if kind == "value":
+                    if choices is not None and inline not in choices:
+                        return None
+                    values[dest] = inline
+                else:
+                    values[dest] = [*(values[dest] or []), *_split_codes(inline)]
             paths_ended = bool(values["paths"])
         elif word.startswith("-") and word != "-":
             return None
@@ -124,6 +209,100 @@ class _Run:
             self.sources.append(source)
 
 
+class _Ignores:
+    """``--exclude`` globs (matched against paths as shown, relative to the current directory) and the
+    ``.gitignore`` files of the walked folders and of their parents up to the repository root."""
+
+    def __init__(self, exclude: Sequence[str], gitignore: bool) -> None:
+        self.gitignore = gitignore
+        self.exclude = None
+        if exclude:
+            import pathspec  # start-up: only with --exclude
+
+            self.exclude = pathspec.GitIgnoreSpec.from_lines(exclude)
+
+    def excluded(self, shown: str, is_dir: bool) -> bool:
+        if self.exclude is None:
+            return False
+        rel = os.path.normpath(shown).replace(os.sep, "/") + ("/" if is_dir else "")
+        return bool(self.exclude.match_file(rel))
+
+    def spec_of(self, directory: Path) -> _GitIgnore | None:
+        """The ``.gitignore`` of ``directory``, if it has one."""
+        if not self.gitignore:
+            return None
+        try:
+            text = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        from heredoc_lsp.syntax.text import split_lines
+
+        return _GitIgnore(directory.absolute(), split_lines(text))
+
+    def parents_of(self, directory: Path) -> list[_GitIgnore]:
+        """The .gitignore specs of ``directory``'s parents up to the repository root (outermost first); none
+        outside a git repository."""
+        if not self.gitignore:
+            return []
+        chain: list[Path] = []
+        here = directory.absolute()
+        while True:
+            if (here / ".git").exists():
+                break
+            if here.parent == here:
+                return []
+            here = here.parent
+            chain.append(here)
+        specs = [self.spec_of(d) for d in reversed(chain)]
+        return [s for s in specs if s is not None]
+
+    @staticmethod
+    def ignored_by(specs: Sequence[_GitIgnore], path: Path, is_dir: bool) -> bool:
+        absolute = path.absolute()
+        for spec in reversed(specs):  # the innermost .gitignore that has a say decides
+            try:
+                rel = absolute.relative_to(spec.base).as_posix()
+            except ValueError:
+                continue
+            decided = spec.decide(rel + ("/" if is_dir else ""))
+            if decided is not None:
+                return decided
+        return False
+
+
+class _GitIgnore:
+    """One ``.gitignore``, matched by pathspec. pathspec is imported (a sixth of a ``check`` start-up) and the
+    patterns compiled only once some pattern may match a path: a gitwildmatch pattern matches only paths that
+    hold each of its literal runs (the text between ``*``, ``?`` and ``/``); a pattern with ``[`` or ``\\``
+    always may."""
+
+    def __init__(self, base: Path, lines: Sequence[str]) -> None:
+        self.base = base
+        self.lines = lines
+        self.literals: list[list[str] | None] = []
+        for line in lines:
+            pattern = line.rstrip(" ")
+            if not pattern or pattern.startswith("#"):
+                continue
+            pattern = pattern.removeprefix("!")
+            if "[" in pattern or "\\" in pattern:
+                self.literals.append(None)
+            else:
+                self.literals.append([run for run in _GLOB_SPLIT.split(pattern) if run])
+        self.spec: Any = None
+
+    def decide(self, rel: str) -> bool | None:
+        """True: ignored; False: re-included by a ``!`` pattern; None: no pattern matches."""
+        if not any(runs is None or all(run in rel for run in runs) for runs in self.literals):
+            return None
+        if self.spec is None:
+            import pathspec  # start-up: only when a pattern may match
+
+            self.spec = pathspec.GitIgnoreSpec.from_lines(self.lines)
+        include = self.spec.check_file(rel).include
+        return None if include is None else bool(include)
+
+
 def _skip_reason(entry: os.DirEntry[str]) -> str | None:
     reason = SKIPPED_DIRS.get(entry.name)
     if reason is not None:
@@ -133,7 +312,7 @@ def _skip_reason(entry: os.DirEntry[str]) -> str | None:
     return None
 
 
-def _walk(run: _Run, directory: Path, display: str) -> None:
+def _walk(run: _Run, directory: Path, display: str, ignores: _Ignores, specs: list[_GitIgnore]) -> None:
     from heredoc_lsp.languages import language_from_path
 
     try:
@@ -143,26 +322,42 @@ def _walk(run: _Run, directory: Path, display: str) -> None:
         run.note(f"cannot read directory {display}: {exc.strerror or exc}", always=True)
         run.failed = True
         return
+    own = ignores.spec_of(directory)
+    if own is not None:
+        specs = [*specs, own]
     for entry in entries:
         shown = entry.name if display == "." else os.path.join(display, entry.name)
         path = directory / entry.name
-        if entry.is_dir(follow_symlinks=False):
+        is_dir = entry.is_dir(follow_symlinks=False)
+        if ignores.excluded(shown, is_dir):
+            run.note(f"skipping {shown}{os.sep if is_dir else ''} (--exclude)")
+            continue
+        if specs and ignores.ignored_by(specs, path, is_dir):
+            run.note(f"skipping {shown}{os.sep if is_dir else ''} (.gitignore)")
+            continue
+        if is_dir:
             reason = _skip_reason(entry)
             if reason is not None:
                 run.note(f"skipping {shown}{os.sep} ({reason})")
                 continue
-            _walk(run, path, shown)
+            _walk(run, path, shown, ignores, specs)
         elif entry.is_symlink() and os.path.isdir(path):
             run.note(f"skipping {shown} (symbolic link to a directory)")
         elif entry.is_symlink() and not os.path.exists(path):
             run.note(f"skipping {shown} (broken symbolic link)")
         else:
             language = language_from_path(path)
-            if language is not None:
-                run.add(Source(shown, path, language))
+            if language is None:
+                continue
+            if not entry.is_file():  # a FIFO or a device would block the read
+                run.note(f"skipping {shown} (not a regular file)", always=True)
+                continue
+            run.add(Source(shown, path, language))
 
 
 def _collect(run: _Run, args: argparse.Namespace) -> None:
+    import stat
+
     from heredoc_lsp.languages import Language, language_from_path
 
     given: list[str] = args.paths or ["."]
@@ -170,6 +365,7 @@ def _collect(run: _Run, args: argparse.Namespace) -> None:
     missing = [p for p in given if p != "-" and not os.path.lexists(p)]
     if missing:
         raise UsageError("; ".join(f"path not found: {p}" for p in missing))
+    ignores = _Ignores(args.exclude, not args.no_respect_gitignore)
     for raw in given:
         if raw == "-":
             if forced is None:
@@ -178,7 +374,22 @@ def _collect(run: _Run, args: argparse.Namespace) -> None:
             continue
         path = Path(raw)
         if path.is_dir():
-            _walk(run, path, os.path.normpath(raw))
+            if ignores.excluded(raw, True):
+                run.note(f"skipping {raw} (--exclude)")
+                continue
+            _walk(run, path, os.path.normpath(raw), ignores, ignores.parents_of(path))
+            continue
+        if ignores.excluded(raw, False):
+            run.note(f"skipping {raw} (--exclude)")
+            continue
+        try:
+            regular = stat.S_ISREG(os.stat(path).st_mode)
+        except OSError as exc:
+            run.note(f"cannot read {raw}: {exc.strerror or exc}", always=True)
+            run.failed = True
+            continue
+        if not regular:
+            run.note(f"skipping {raw} (not a regular file)", always=True)
             continue
         language = forced or language_from_path(path)
         if language is None:
@@ -194,6 +405,64 @@ class _Counts:
         self.files = 0
         self.by_severity: dict[int, int] = {1: 0, 2: 0, 3: 0, 4: 0}
         self.suppressed = 0
+        self.ignored = 0
+        self.fixed = 0
+        self.fixed_files = 0
+        self.unsafe_available = 0
+        self.would_change = 0
+
+
+class _Selection:
+    """Which codes are reported in one file: ``[lint]`` of its config, then the command line, then the config's
+    per-file ignores that match it."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        if args.select is None and not args.extend_select and not args.ignore:
+            return
+        from heredoc_lsp.rules import unknown_codes  # start-up: only when codes are given
+
+        for flag, codes in (("--select", args.select), ("--extend-select", args.extend_select)):
+            unknown = unknown_codes(codes or [])
+            if unknown:
+                shown = ", ".join(repr(c) for c in unknown)
+                raise UsageError(f"unknown code {shown} in {flag} (see 'heredoc-lsp rule --all')")
+        unknown = unknown_codes(args.ignore)
+        if unknown:
+            raise UsageError(f"unknown code {', '.join(map(repr, unknown))} in --ignore (see 'heredoc-lsp rule --all')")
+
+    def for_file(self, config: Config, path: Path | None) -> Callable[[str], bool]:
+        lint = config.lint
+        args = self.args
+        cli_default = args.select is None and not args.ignore and not args.extend_select
+        if cli_default and lint.select is None and not lint.ignore and not lint.per_file_ignores:
+            return _everything
+        select = args.select if args.select is not None else lint.select
+        everything = select is None or "ALL" in select
+        chosen = frozenset(select or ()) | frozenset(lint.extend_select) | frozenset(args.extend_select)
+        ignored = set(lint.ignore) | set(args.ignore)
+        if lint.per_file_ignores and path is not None and config.source is not None:
+            ignored |= _per_file_ignored(lint.per_file_ignores, config.source.absolute().parent, path)
+        frozen = frozenset(ignored)
+        return lambda code: (everything or code in chosen) and code not in frozen
+
+
+def _everything(code: str) -> bool:
+    return True
+
+
+def _per_file_ignored(table: Any, base: Path, path: Path) -> set[str]:
+    import pathspec  # start-up: only with per-file-ignores
+
+    try:
+        rel = path.absolute().relative_to(base).as_posix()
+    except ValueError:
+        return set()
+    out: set[str] = set()
+    for glob, codes in table.items():
+        if pathspec.GitIgnoreSpec.from_lines([glob]).match_file(rel):
+            out |= set(codes)
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -205,9 +474,34 @@ def run(args: argparse.Namespace) -> int:
     # re-scan them (it doubles the parse time of a large file). Cycles are collected between files instead.
     gc.disable()
     try:
+        if args.watch:
+            return _watch(args)
         return _check(args)
     except UsageError as exc:
         return error_exit(str(exc), "heredoc-lsp check")
+
+
+def _watch(args: argparse.Namespace) -> int:
+    """Check, then check again after every batch of changes under the paths, until interrupted."""
+    import watchfiles  # start-up: only with --watch
+
+    if "-" in (args.paths or []):
+        raise UsageError("--watch cannot read standard input ('-')")
+    roots = [os.path.abspath(p) for p in (args.paths or ["."])]
+    # The watcher starts on the generator's first step (it yields an empty set after WATCH_TICK_MS without
+    # changes): started before the first check, it misses no change made during that check.
+    batches = watchfiles.watch(*roots, raise_interrupt=False, yield_on_timeout=True, rust_timeout=WATCH_TICK_MS)
+    next(batches, None)
+    _check(args)
+    sys.stderr.write("heredoc-lsp check: watching for changes (Ctrl-C stops)\n")
+    sys.stderr.flush()
+    for changes in batches:
+        if not changes:
+            continue
+        sys.stderr.write(f"heredoc-lsp check: {len(changes)} change(s), checking again\n")
+        _check(args)
+        sys.stderr.flush()
+    return 0
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -215,170 +509,253 @@ def _check(args: argparse.Namespace) -> int:
 
     from heredoc_lsp.analysis.core import analyze_bytes
     from heredoc_lsp.cli.output import use_color
-    from heredoc_lsp.cli.sources import (
-        config_for,
-        explicit_config,
-        explicit_workspace,
-        read_source,
-        workspace_for,
-    )
+    from heredoc_lsp.cli.sources import explicit_config, explicit_workspace, workspace_for
     from heredoc_lsp.config.load import ConfigResolver
-    from heredoc_lsp.config.model import ConfigError
-    from heredoc_lsp.syntax.diagnostics import Diagnostic
 
     config_path = explicit_config(args.config)
     workspace = explicit_workspace(args.workspace)
+    if args.diff and args.output_format != "text":
+        raise UsageError("--diff shows a diff; it takes no --output-format")
+    selection = _Selection(args)
     run_state = _Run(args.verbose)
     _collect(run_state, args)
 
     resolver = ConfigResolver(config_path)
-    reported_configs: set[int] = set()
-    config_errors: list[ConfigError] = []
+    broken: dict[str, tuple[str, list[Diagnostic]]] = {}
     results: list[tuple[str, list[Diagnostic]]] = []
+    checked: list[str] = []
     counts = _Counts()
     for source in run_state.sources:
-        try:
-            data = read_source(source)
-        except OSError as exc:
-            run_state.note(f"cannot read {source.display}: {exc.strerror or exc}", always=True)
-            run_state.failed = True
+        data = _read(run_state, source, args)
+        if data is None:
             continue
-        if b"\0" in data:
-            explicit = source.display in (args.paths or [])
-            run_state.note(f"skipping {source.display} (binary file)", always=explicit)
-            continue
-        try:
-            config = config_for(resolver, source)
-        except ConfigError as exc:
-            run_state.failed = True
-            if id(exc) not in reported_configs:
-                reported_configs.add(id(exc))
-                config_errors.append(exc)
-            run_state.note(f"not checking {source.display}: its config file is broken")
-            continue
+        config = _config(run_state, resolver, source, broken)
         if args.verbose:
             where = f", config {config.source}" if config.source is not None else ""
             run_state.note(f"checking {source.display} ({source.language.value}{where})")
-        analysis = analyze_bytes(
-            data,
-            source.language,
-            config,
-            path=source.path,
-            workspace=workspace_for(source, config, workspace),
-            command=args.command,
-        )
+        ws = workspace_for(source, config, workspace)
+        selected = selection.for_file(config, source.path)
+        analysis = analyze_bytes(data, source.language, config, path=source.path, workspace=ws, command=args.command)
+        if (args.fix or args.diff) and analysis.diagnostics:
+            analysis = _fix(run_state, source, data, analysis, config, ws, selected, args, counts)
         _LAST[:] = (analysis,)  # the last file's parse is not freed on return (see cli.main._exit_now)
         counts.files += 1
+        checked.append(source.display)
         if counts.files % 64 == 0:
             gc.collect()
         counts.suppressed += len(analysis.suppressed)
-        for d in analysis.diagnostics:
+        shown = [d for d in analysis.diagnostics if selected(d.code)]
+        counts.ignored += len(analysis.diagnostics) - len(shown)
+        for d in shown:
             counts.by_severity[int(d.severity)] += 1
-        if analysis.diagnostics:
-            results.append((source.display, list(analysis.diagnostics)))
+        if shown:
+            results.append((source.display, shown))
+    config_results = [(display, found) for display, found in broken.values() if found]
+    for _, found in config_results:
+        for d in found:
+            counts.by_severity[int(d.severity)] += 1
+    results = config_results + results
 
-    color = use_color(sys.stdout, disabled=args.no_color)
-    if args.format == "json":
-        _print_json(results, config_errors, counts)
-    elif args.format == "github":
-        _print_github(results, config_errors)
-    else:
-        _print_text(results, config_errors, color=color)
-    _print_summary(counts, config_errors, color=use_color(sys.stderr, disabled=args.no_color))
+    if not args.diff:
+        _print(args, results, checked, counts)
+    _print_summary(args, counts, len(broken), color=use_color(sys.stderr, disabled=args.no_color))
 
     if run_state.failed:
         return 2
+    if args.exit_zero:
+        return 0
+    if args.diff:
+        return 1 if counts.would_change else 0
     errors, warnings = counts.by_severity[1], counts.by_severity[2]
     return 1 if errors or (args.strict and warnings) else 0
 
 
-def _print_text(results: list[tuple[str, list[Any]]], config_errors: list[Any], *, color: bool) -> None:
-    from heredoc_lsp.cli.output import text_line
-    from heredoc_lsp.cli.sources import config_error_lines, write_stdout
+def _read(run_state: _Run, source: Source, args: argparse.Namespace) -> bytes | None:
+    from heredoc_lsp.cli.sources import read_source
 
-    for exc in config_errors:
-        sys.stderr.write("".join(line + "\n" for line in config_error_lines(exc)))
-    out = [text_line(path, d, color=color) + "\n" for path, diagnostics in results for d in diagnostics]
+    try:
+        data = read_source(source)
+    except OSError as exc:
+        run_state.note(f"cannot read {source.display}: {exc.strerror or exc}", always=True)
+        run_state.failed = True
+        return None
+    if b"\0" in data:
+        explicit = source.display in (args.paths or [])
+        run_state.note(f"skipping {source.display} (binary file)", always=explicit)
+        return None
+    return data
+
+
+def _config(run_state: _Run, resolver: Any, source: Source, broken: dict[str, tuple[str, list[Diagnostic]]]) -> Config:
+    """The file's config; a broken one is reported once (diagnostics on the config file, a note) and the
+    defaults apply, as in the editor."""
+    from heredoc_lsp.cli.sources import config_for
+    from heredoc_lsp.config.model import DEFAULT_CONFIG, ConfigError
+
+    try:
+        return config_for(resolver, source)
+    except ConfigError as exc:
+        key = str(exc.path) if exc.path is not None else "<config>"
+        if key not in broken:
+            broken[key] = _config_diagnostics(exc)
+            run_state.note(f"{broken[key][0]}: the config file is broken; checking with the defaults", always=True)
+        return DEFAULT_CONFIG
+
+
+def _config_diagnostics(exc: ConfigError) -> tuple[str, list[Diagnostic]]:
+    from heredoc_lsp.analysis.config_file import error_diagnostics
+    from heredoc_lsp.cli.sources import display_path
+
+    text = ""
+    if exc.path is not None:
+        try:
+            text = exc.path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+    shown = display_path(exc.path) if exc.path is not None else "heredoc-lsp.toml"
+    return shown, error_diagnostics(text, exc)
+
+
+def _fix(
+    run_state: _Run,
+    source: Source,
+    data: bytes,
+    analysis: Any,
+    config: Config,
+    workspace: Path | None,
+    selected: Callable[[str], bool],
+    args: argparse.Namespace,
+    counts: _Counts,
+) -> Any:
+    """Fix one document (write it, or print its diff); returns the analysis of the result."""
+    from heredoc_lsp.cli.fix import fix_document, id_generator, unified_diff, write_atomic
+    from heredoc_lsp.cli.sources import write_stdout
+    from heredoc_lsp.syntax.text import decode_bytes
+
+    if source.path is None:
+        run_state.note("not fixing standard input: --fix and --diff change files")
+        return analysis
+    decoded = decode_bytes(data)
+    if decoded.first_invalid_line is not None:
+        run_state.note(f"not fixing {source.display}: it is not valid UTF-8", always=True)
+        return analysis
+    result = fix_document(
+        decoded.text,
+        source.language,
+        config,
+        selected=selected,
+        unsafe=args.unsafe_fixes,
+        workspace=workspace,
+        command=args.command,
+        new_id=id_generator(),
+    )
+    counts.unsafe_available += result.unsafe_available
+    if result.text == decoded.text:
+        return result.analysis
+    counts.fixed += len(result.fixed)
+    counts.fixed_files += 1
+    if args.diff:
+        counts.would_change += 1
+        write_stdout(unified_diff(source.display, decoded.text, result.text))
+        return analysis
+    new_data = ("\ufeff" if decoded.had_bom else "").encode() + result.text.encode("utf-8")
+    try:
+        write_atomic(source.path, new_data)
+    except OSError as exc:
+        run_state.note(f"cannot write {source.display}: {exc.strerror or exc}", always=True)
+        run_state.failed = True
+        return analysis
+    codes = ", ".join(sorted({d.code for d in result.fixed}))
+    run_state.note(f"fixed {source.display}: {len(result.fixed)} ({codes})", always=True)
+    return result.analysis
+
+
+def _print(args: argparse.Namespace, results: list[tuple[str, list[Any]]], checked: list[str], counts: _Counts) -> None:
+    from heredoc_lsp.cli import output
+    from heredoc_lsp.cli.sources import write_stdout
+
+    fmt = args.output_format
+    if fmt == "json":
+        _print_json(results, counts)
+        return
+    if fmt in ("sarif", "gitlab", "junit"):
+        import json
+
+        from heredoc_lsp import __version__
+
+        if fmt == "sarif":
+            text = json.dumps(output.sarif_document(results, __version__), ensure_ascii=False, indent=2) + "\n"
+        elif fmt == "gitlab":
+            text = json.dumps(output.gitlab_document(results), ensure_ascii=False, indent=2) + "\n"
+        else:
+            text = output.junit_document(checked, results)
+        write_stdout(text)
+        return
+    if fmt == "github":
+        out = [output.github_line(path, d) + "\n" for path, found in results for d in found]
+    elif fmt == "concise":
+        out = [output.concise_line(path, d) + "\n" for path, found in results for d in found]
+    else:
+        color = output.use_color(sys.stdout, disabled=args.no_color)
+        out = [output.text_line(path, d, color=color) + "\n" for path, found in results for d in found]
     if out:
         write_stdout("".join(out))
 
 
-def _print_github(results: list[tuple[str, list[Any]]], config_errors: list[Any]) -> None:
-    from heredoc_lsp.cli.output import github_line
-    from heredoc_lsp.cli.sources import config_error_lines, display_path, write_stdout
-
-    out: list[str] = []
-    for exc in config_errors:
-        sys.stderr.write("".join(line + "\n" for line in config_error_lines(exc)))
-        for p in exc.problems:
-            shown = display_path(p.path) if p.path is not None else "heredoc-lsp.toml"
-            out.append(_config_github(shown, p) + "\n")
-    out.extend(github_line(path, d) + "\n" for path, diagnostics in results for d in diagnostics)
-    if out:
-        write_stdout("".join(out))
-
-
-def _config_github(shown: str, problem: Any) -> str:
-    from heredoc_lsp.cli.output import github_line
-    from heredoc_lsp.syntax.diagnostics import Span, error
-
-    line, col = max(problem.line - 1, 0), max(problem.column - 1, 0)
-    return github_line(shown, error(Span(line, col, line, col), "config_error", problem.message))
-
-
-def _print_json(results: list[tuple[str, list[Any]]], config_errors: list[Any], counts: _Counts) -> None:
+def _print_json(results: list[tuple[str, list[Any]]], counts: _Counts) -> None:
     import json
 
     from heredoc_lsp.cli.output import diagnostic_json
-    from heredoc_lsp.cli.sources import display_path, write_stdout
+    from heredoc_lsp.cli.sources import write_stdout
 
     diagnostics: list[dict[str, Any]] = []
-    for exc in config_errors:
-        for p in exc.problems:
-            line, col = max(p.line, 1), max(p.column, 1)
-            diagnostics.append(
-                {
-                    "path": display_path(p.path) if p.path is not None else None,
-                    "line": line,
-                    "column": col,
-                    "end_line": line,
-                    "end_column": col,
-                    "severity": "error",
-                    "code": "config_error",
-                    "message": p.message,
-                }
-            )
     for path, found in results:
         diagnostics.extend({"path": path, **diagnostic_json(d)} for d in found)
     document = {
         "files_checked": counts.files,
         "diagnostics": diagnostics,
         "summary": {
-            "errors": counts.by_severity[1] + sum(len(e.problems) for e in config_errors),
+            "errors": counts.by_severity[1],
             "warnings": counts.by_severity[2],
             "information": counts.by_severity[3],
             "hints": counts.by_severity[4],
             "suppressed": counts.suppressed,
+            "ignored": counts.ignored,
+            "fixed": counts.fixed,
         },
     }
     write_stdout(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
 
 
-def _print_summary(counts: _Counts, config_errors: list[Any], *, color: bool) -> None:
+def _print_summary(args: argparse.Namespace, counts: _Counts, broken: int, *, color: bool) -> None:
     from heredoc_lsp.cli.output import plural
 
+    if args.diff:
+        line = (
+            f"Would fix {plural(counts.fixed, 'problem')} in {plural(counts.fixed_files, 'file')}"
+            if counts.fixed
+            else f"Checked {plural(counts.files, 'file')}: nothing to fix"
+        )
+        if counts.unsafe_available:
+            line += f" ({counts.unsafe_available} more with --unsafe-fixes)"
+        sys.stderr.write(line + "\n")
+        return
     parts: list[str] = []
     for severity, word in ((1, "error"), (2, "warning"), (3, "info"), (4, "hint")):
         n = counts.by_severity[severity]
         if n:
             parts.append(f"{n} info" if word == "info" else plural(n, word))
     found = ", ".join(parts) if parts else "no problems"
+    if args.fix:
+        found = f"fixed {counts.fixed}, {found} left"
     line = f"Checked {plural(counts.files, 'file')}: {found}"
     if counts.suppressed:
         line += f" ({counts.suppressed} suppressed)"
-    if config_errors:
-        line += f"; {plural(len(config_errors), 'broken config file')}"
+    if broken:
+        line += f"; {plural(broken, 'broken config file')} (defaults used)"
+    if args.fix and counts.unsafe_available:
+        line += f"; {counts.unsafe_available} more fixable with --unsafe-fixes"
     if color:
-        bold = "\x1b[1;31m" if counts.by_severity[1] or config_errors else "\x1b[1;32m"
+        bold = "\x1b[1;31m" if counts.by_severity[1] else "\x1b[1;32m"
         line = f"{bold}{line}\x1b[0m"
     sys.stderr.write(line + "\n")

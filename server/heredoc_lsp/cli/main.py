@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, str] = {
     "apply": "apply",
     "agent": "agent",
     "lsp": "lsp",
+    "rule": "rule",
 }
 
 

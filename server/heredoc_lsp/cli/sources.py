@@ -64,10 +64,16 @@ class Source:
 
 
 def read_source(source: Source) -> bytes:
-    """The document's bytes; OSError propagates."""
+    """The document's bytes; OSError propagates, also for a FIFO or device (opened without blocking, refused
+    before any read: it could wait forever)."""
     if source.path is None:
         return sys.stdin.buffer.read()
-    with open(source.path, "rb") as f:
+    import stat
+
+    fd = os.open(source.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with open(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{source.display} is not a regular file")
         return f.read()
 
 

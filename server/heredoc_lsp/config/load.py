@@ -97,6 +97,7 @@ def parse_config_text(text: str, path: Path | None = None, *, pyproject: bool | 
         executor=config.executor,
         commands=config.commands,
         source=path,
+        lint=config.lint,
     )
 
 

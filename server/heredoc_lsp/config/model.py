@@ -57,6 +57,17 @@ class ExecutorSettings:
 
 
 @record
+class LintSettings:
+    """The ``[lint]`` table: which codes ``check`` reports. ``select`` None means every code; ``per_file_ignores``
+    maps a glob (gitignore style, relative to the config file's folder) to codes ignored in matching files."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@record
 class Config:
     """Everything heredoc-lsp reads from ``heredoc-lsp.toml`` / ``[tool.heredoc-lsp]``, with defaults filled in.
 
@@ -70,6 +81,7 @@ class Config:
     executor: ExecutorSettings = field(default_factory=ExecutorSettings)
     commands: Mapping[str, CommandSchema] = field(default_factory=dict)
     source: Path | None = None
+    lint: LintSettings = field(default_factory=LintSettings)
 
 
 DEFAULT_CONFIG = Config()

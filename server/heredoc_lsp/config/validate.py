@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from heredoc_lsp.config.model import Config, ConfigProblem, ExecutorSettings
+from heredoc_lsp.config.model import Config, ConfigProblem, ExecutorSettings, LintSettings
 from heredoc_lsp.syntax.records import replace_fields as replace
 from heredoc_lsp.syntax.schema import CommandSchema
 
@@ -29,13 +29,16 @@ _CAMEL: dict[str, str] = {
     "allow_network": "allowNetwork",
     "max_output_chars": "maxOutputChars",
     "single_param": "singleParam",
+    "extend-select": "extendSelect",
+    "per-file-ignores": "perFileIgnores",
 }
 _SECTIONS: dict[str, tuple[str, ...]] = {
     "cli": ("output",),
     "script": ("runner",),
     "executor": ("timeout_s", "sandbox", "allow_network", "max_output_chars", "confirm", "env"),
+    "lint": ("select", "extend-select", "ignore", "per-file-ignores"),
 }
-_TOP_KEYS = ("compat", "cli", "script", "executor", "commands")
+_TOP_KEYS = ("compat", "cli", "script", "executor", "commands", "lint")
 _COMMAND_KEYS = ("params", "required", "single_param", "terminator", "mode")
 
 _PARAM_NAME = re.compile(r"[A-Z_]+")
@@ -156,6 +159,9 @@ class Builder:
         executor = self._section(raw, "executor")
         if executor is not None:
             config = replace(config, executor=self._executor(executor, config.executor))
+        lint = self._section(raw, "lint")
+        if lint is not None:
+            config = replace(config, lint=self._lint(lint, config.lint))
         if "commands" in raw and raw["commands"] is not None:
             commands = self._table(raw["commands"], ("commands",))
             if commands is not None:
@@ -191,6 +197,23 @@ class Builder:
         env = self._field(table, "env", path, _check_env)
         if env is not None:
             out = replace(out, env=tuple(env))
+        return out
+
+    def _lint(self, table: Mapping[str, Any], base: LintSettings) -> LintSettings:
+        path = ("lint",)
+        out = base
+        select = self._field(table, "select", path, _check_codes)
+        if select is not None:
+            out = replace(out, select=tuple(select))
+        extend = self._field(table, "extend-select", path, _check_codes)
+        if extend is not None:
+            out = replace(out, extend_select=tuple(extend))
+        ignore = self._field(table, "ignore", path, _check_codes)
+        if ignore is not None:
+            out = replace(out, ignore=tuple(ignore))
+        per_file = self._field(table, "per-file-ignores", path, _check_per_file_ignores)
+        if per_file is not None:
+            out = replace(out, per_file_ignores=per_file)
         return out
 
     def _commands(self, table: Mapping[str, Any], base: Config) -> dict[str, CommandSchema]:
@@ -257,6 +280,22 @@ class Builder:
             single_param=single,
             terminator=terminator,
         )
+
+
+def _check_codes(value: object) -> list[str]:
+    from heredoc_lsp.rules import unknown_codes  # start-up: the registry only when a [lint] table names codes
+
+    codes = _string_list(value, "a list of diagnostic codes")
+    unknown = unknown_codes(codes)
+    if unknown:
+        raise _Invalid(f"unknown code {', '.join(map(_quote, unknown))} (see 'heredoc-lsp rule --all')")
+    return codes
+
+
+def _check_per_file_ignores(value: object) -> dict[str, tuple[str, ...]]:
+    if not isinstance(value, Mapping):
+        raise _Invalid(f'expected a table of glob = ["code", ...], got {show_value(value)}')
+    return {str(glob): tuple(_check_codes(codes)) for glob, codes in value.items()}
 
 
 def _check_bool(value: object) -> bool:

@@ -29,9 +29,11 @@ cancelled; ``control.answer(question_id, value)`` answers a ``run.question`` (``
 
 Lower layers, usable on their own: :func:`run_process` / :class:`ProcessSpec` (one process: argv, deadline, tree
 kill, bounded capture), :func:`command_argv` / :func:`choose_sandbox` / :class:`ResourceLimits` (bubblewrap and
-limits), :func:`build_environment` / :class:`Redactor`, :class:`StreamSanitizer` / :class:`StreamCapture` /
-:func:`truncate_middle`, :class:`Workspace` (two-phase path checks, atomic writes, EDIT_FILE, READ_FILE), and the
-agent files in :mod:`heredoc_lsp.executor.agent` (sessions, outbox rendering, inbox scanning).
+limits), :func:`build_environment` / :class:`Redactor` (secret values hidden in every sink) /
+:class:`StreamRedactor` (output arriving in pieces from both streams), :class:`StreamSanitizer` /
+:class:`StreamCapture` / :func:`truncate_middle`, :class:`Workspace` (two-phase path checks, atomic writes,
+EDIT_FILE, READ_FILE), and the agent files in :mod:`heredoc_lsp.executor.agent` (sessions, outbox rendering, inbox
+scanning).
 
 Choices where the SPEC is silent:
 
@@ -59,7 +61,13 @@ Choices where the SPEC is silent:
 from __future__ import annotations
 
 from heredoc_lsp.executor.control import QuestionUnanswered, RunCancelled, RunControl
-from heredoc_lsp.executor.environment import Redactor, build_environment, looks_secret, secret_values
+from heredoc_lsp.executor.environment import (
+    Redactor,
+    StreamRedactor,
+    build_environment,
+    looks_secret,
+    secret_values,
+)
 from heredoc_lsp.executor.events import (
     OUTBOUND_TYPES,
     PROTOCOL_VERSION,
@@ -112,6 +120,7 @@ __all__ = [
     "StdinListener",
     "StepResult",
     "StreamCapture",
+    "StreamRedactor",
     "StreamSanitizer",
     "Workspace",
     "apply_reply",

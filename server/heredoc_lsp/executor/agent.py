@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from heredoc_lsp.executor.environment import Redactor, secret_values
 from heredoc_lsp.executor.files import FileOpError, Workspace, atomic_write_text
 from heredoc_lsp.executor.model import StepResult
 from heredoc_lsp.executor.protocol_text import CONTINUATION_PROMPT, protocol_text
@@ -192,11 +193,18 @@ def new_session_id(paths: AgentPaths) -> str:
 # Outbox
 
 
+def _process_redactor() -> Redactor:
+    return Redactor(secret_values())
+
+
 @dataclass(frozen=True, slots=True)
 class OutboxSettings:
+    """Limits the outbox states, and the redactor that hides secret values in what it quotes from the workspace."""
+
     timeout_s: float = 30
     output_chars: int = 4000
     read_chars: int = 100_000
+    redactor: Redactor = field(default_factory=_process_redactor)
 
 
 def _indent(text: str, prefix: str) -> list[str]:
@@ -222,9 +230,11 @@ def render_outbox(
         ).rstrip("\n")
     )
     out += ["", "=== CONTEXT ===", "## Workspace Files"]
+    redactor = settings.redactor
     files, more = workspace.list_files(LISTING_LIMIT)
     if files:
-        out += [f"  {f.path} ({f.size} bytes)" for f in files]
+        # A command may put a secret in a file name: the listing shows it redacted.
+        out += [f"  {redactor.redact(f.path)} ({f.size} bytes)" for f in files]
         if more:
             out.append(f"  ... and {more} more files")
     else:
@@ -233,9 +243,9 @@ def render_outbox(
         out += ["", "## Previous Command Results"]
         if session.last_results:
             for result in session.last_results:
-                out.append(result.line)
+                out.append(redactor.redact(result.line))
                 if result.output:
-                    lines = _indent(result.output, "    ")
+                    lines = _indent(redactor.redact(result.output), "    ")
                     if len(lines) == 1:
                         out.append(f"  Output: {lines[0].strip()}")
                     else:
@@ -246,13 +256,14 @@ def render_outbox(
     if session.read_file_requests:
         out += ["", "## Requested File Contents"]
         for path in session.read_file_requests:
-            out.append(f"--- {path} ---")
+            shown = redactor.redact(path)
+            out.append(f"--- {shown} ---")
             try:
-                contents = workspace.read_file(path, settings.read_chars)
+                contents = workspace.read_file(path, settings.read_chars, redactor)
                 out.append(contents.text.rstrip("\n"))
             except FileOpError as exc:
-                out.append(f"({exc.summary})")
-            out.append(f"--- end {path} ---")
+                out.append(f"({redactor.redact(exc.summary)})")
+            out.append(f"--- end {shown} ---")
     out += ["", "=== PROMPT ==="]
     out.append(session.task if session.sequence_number == 1 else CONTINUATION_PROMPT)
     return "\n".join(out) + "\n"

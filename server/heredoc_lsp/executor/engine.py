@@ -104,17 +104,27 @@ class RunContext:
             self._redactor = Redactor(secret_values())
         return self._env, self._redactor
 
+    @property
+    def redactor(self) -> Redactor:
+        """Hides the secret values of heredoc-lsp's environment in everything the run shows or writes."""
+        return self._environment()[1]
+
     async def run_command(
         self, index: int, total: int, text: str, stdin: str, *, line: int | None, kind: str
     ) -> StepResult:
         """Run one command through the runner, sandbox and limits, streaming its output as progress events."""
         line1 = None if line is None else line + 1
+        choice = self.sandbox()  # first, so that a note about missing isolation precedes any command
         self.emitter.progress("command", index=index, total=total, line=line1, command=text, step=kind)
-        choice = self.sandbox()
         env, redactor = self._environment()
         opts = self.options
         argv = command_argv(
-            opts.runner_argv(text), self.workspace, choice, self._limits(), allow_network=opts.allow_network
+            opts.runner_argv(text),
+            self.workspace,
+            choice,
+            self._limits(),
+            allow_network=opts.allow_network,
+            search_path=env.get("PATH"),
         )
         spec = ProcessSpec(
             argv=argv,

@@ -4,7 +4,11 @@ Every operation checks its path twice:
 
 1. the text, with :func:`heredoc_lsp.syntax.paths.check_path_text` (absolute paths, drives, ``~``, ``..``...);
 2. right before the operation, the real path: symlinks resolved (for a file that does not exist yet, through its
-   existing parents) must stay inside the workspace's real path.
+   existing parents) must stay inside the workspace's real path, and a write (CREATE_FILE, EDIT_FILE,
+   DELETE_FILE) must not touch a protected path (:mod:`heredoc_lsp.syntax.protected`), neither as written nor
+   where it really leads (``x -> .git`` makes ``x/hooks/pre-commit`` protected). Protected names are checked
+   before any missing parent folder is created; a ``pyproject.toml``'s table is compared on the file's text read
+   through the same descriptor that the write then uses.
 
 The operation itself then walks the resolved path from an open descriptor of the workspace root, one component at
 a time with ``O_NOFOLLOW``, creating missing directories on the way, and acts relative to the final directory's
@@ -24,7 +28,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from heredoc_lsp.analysis.workspace import MAX_EDIT_BYTES, count_lines_fd, too_large_message
+from heredoc_lsp.executor.environment import Redactor
 from heredoc_lsp.syntax.paths import check_path_text, display_path, normalize_relative
+from heredoc_lsp.syntax.protected import (
+    ProtectedPath,
+    check_edit,
+    check_protected,
+    is_pyproject,
+    protected_reason,
+)
 from heredoc_lsp.syntax.text import split_lines, split_lines_keepends
 
 DEFAULT_READ_CHARS = 100_000
@@ -142,36 +155,55 @@ class Workspace:
         with _as_file_error(path, "write"):
             return self._create_file(path, content)
 
-    def edit_file(self, path: str, start_line: int, end_line: int, body: str) -> str:
-        """EDIT_FILE: replace lines ``start_line..end_line`` (1-based, inclusive); line endings are kept."""
+    def edit_file(
+        self, path: str, start_line: int, end_line: int, body: str, max_edit_bytes: int = MAX_EDIT_BYTES
+    ) -> str:
+        """EDIT_FILE: replace lines ``start_line..end_line`` (1-based, inclusive); line endings are kept.
+
+        A file larger than ``max_edit_bytes`` is refused before anything is read (editing holds it in memory).
+        """
         with _as_file_error(path, "edit"):
-            return self._edit_file(path, start_line, end_line, body)
+            return self._edit_file(path, start_line, end_line, body, max_edit_bytes)
 
     def delete_file(self, path: str) -> str:
         """DELETE_FILE. Returns the summary."""
         with _as_file_error(path, "delete"):
             return self._delete_file(path)
 
-    def read_file(self, path: str, max_chars: int = DEFAULT_READ_CHARS) -> FileContents:
-        """READ_FILE: the text (capped at ``max_chars``) or a binary notice."""
+    def read_file(
+        self, path: str, max_chars: int = DEFAULT_READ_CHARS, redactor: Redactor | None = None
+    ) -> FileContents:
+        """READ_FILE: the text (capped at ``max_chars``, secret values hidden) or a binary notice."""
         with _as_file_error(path, "read"):
-            return self._read_file(path, max_chars)
+            return self._read_file(path, max_chars, redactor or Redactor())
+
+    def _resolve_for_write(self, path: str) -> list[str]:
+        """:meth:`resolve`, refusing a protected path (by name) as written and where links lead, before any change."""
+        if check_path_text(path) is None:
+            _refuse_named(path, normalize_relative(path))
+        parts = self.resolve(path)
+        _refuse_named(path, "/".join(parts))
+        return parts
 
     def _create_file(self, path: str, content: str) -> str:
         """CREATE_FILE: write ``content`` (parents created), atomically. Returns the summary."""
-        parts = self.resolve(path)
+        parts = self._resolve_for_write(path)
         data = _encode(path, content)
         with self._parent(path, parts, create=True) as dir_fd:
             existing = _lstat(dir_fd, parts[-1])
             if existing is not None and not stat.S_ISREG(existing.st_mode):
                 raise _not_a_file(path, existing)
+            config_rel = _pyproject_rel(path, parts)
+            if config_rel is not None:
+                before = None if existing is None else _read_text(dir_fd, parts[-1], path)
+                _refuse_protected(path, check_protected(config_rel, before, content))
             _write_atomic(dir_fd, parts[-1], data, existing)
         shown = display_path(path)
         return f"Created '{shown}'" if existing is None else f"Created '{shown}' (replaced the existing file)"
 
-    def _edit_file(self, path: str, start_line: int, end_line: int, body: str) -> str:
+    def _edit_file(self, path: str, start_line: int, end_line: int, body: str, max_edit_bytes: int) -> str:
         """EDIT_FILE: replace lines ``start_line..end_line`` (1-based, inclusive); line endings are kept."""
-        parts = self.resolve(path)
+        parts = self._resolve_for_write(path)
         shown = display_path(path)
         with self._parent(path, parts, create=False) as dir_fd:
             existing = _lstat(dir_fd, parts[-1])
@@ -179,10 +211,13 @@ class Workspace:
                 raise FileOpError(f"File '{shown}' not found", not_found=True)
             if not stat.S_ISREG(existing.st_mode):
                 raise _not_a_file(path, existing)
-            raw = _read_all(dir_fd, parts[-1], path)
+            raw = _read_all(dir_fd, parts[-1], path, limit=max_edit_bytes)
             if b"\0" in raw[:BINARY_SNIFF_BYTES]:
                 raise FileOpError(f"File '{shown}' is binary; EDIT_FILE changes text files only")
             text = raw.decode("utf-8", "surrogateescape")
+            config_rel = _pyproject_rel(path, parts)
+            if config_rel is not None:
+                _refuse_protected(path, check_edit(config_rel, text, start_line, end_line, body))
             new_text, count = _replace_lines(text, start_line, end_line, body, shown)
             _write_atomic(dir_fd, parts[-1], new_text.encode("utf-8", "surrogateescape"), existing)
         new_lines = len(split_lines(body)) if body else 0
@@ -191,7 +226,7 @@ class Workspace:
         return f"Edited '{shown}': {span} {what} (now {count} lines)"
 
     def _delete_file(self, path: str) -> str:
-        parts = self.resolve(path)
+        parts = self._resolve_for_write(path)
         shown = display_path(path)
         with self._parent(path, parts, create=False) as dir_fd:
             existing = _lstat(dir_fd, parts[-1])
@@ -199,14 +234,17 @@ class Workspace:
                 raise FileOpError(f"File '{shown}' not found", not_found=True)
             if stat.S_ISDIR(existing.st_mode):
                 raise FileOpError(f"'{shown}' is a directory; DELETE_FILE deletes files only")
+            config_rel = _pyproject_rel(path, parts)
+            if config_rel is not None and stat.S_ISREG(existing.st_mode):
+                _refuse_protected(path, check_protected(config_rel, _read_text(dir_fd, parts[-1], path)))
             try:
                 os.unlink(parts[-1], dir_fd=dir_fd)
             except FileNotFoundError:
                 raise FileOpError(f"File '{shown}' not found", not_found=True) from None
         return f"Deleted '{shown}'"
 
-    def _read_file(self, path: str, max_chars: int = DEFAULT_READ_CHARS) -> FileContents:
-        """READ_FILE: the text (capped at ``max_chars``) or a binary notice."""
+    def _read_file(self, path: str, max_chars: int, redactor: Redactor) -> FileContents:
+        """READ_FILE: at most about ``4 * max_chars`` bytes are read, whatever the file's size (from fstat)."""
         parts = self.resolve(path)
         shown = display_path(path)
         with self._parent(path, parts, create=False) as dir_fd:
@@ -225,7 +263,12 @@ class Workspace:
         truncated = len(raw) < size or len(text) > max_chars
         if truncated:
             text = text[:max_chars]
-            text += f"\n[... truncated: showing the first {len(text)} characters of {size} bytes ...]"
+            kept = len(text)
+            # The cap may cut a secret in two: its beginning at the end is hidden too.
+            text = redactor.mask_end(text)
+            text += f"\n[... truncated: showing the first {kept} characters of {size} bytes ...]"
+        else:
+            text = redactor.redact(text)
         return FileContents(normalize_relative(path), text, size, truncated=truncated)
 
     def exists(self, path: str) -> bool:
@@ -236,12 +279,19 @@ class Workspace:
             return False
         return os.path.isfile(os.path.join(self.root, *parts))
 
-    def line_count(self, path: str) -> int | None:
-        """Number of lines of an existing text file (for range checks), None when it cannot be read."""
+    def line_count(self, path: str, max_bytes: int = MAX_EDIT_BYTES) -> int | None:
+        """Number of lines of an existing file (for range checks), counted in chunks; None when it cannot be read
+        or is larger than ``max_bytes``."""
         try:
             parts = self.resolve(path)
             with self._parent(path, parts, create=False) as dir_fd:
-                return len(split_lines(_read_all(dir_fd, parts[-1], path).decode("utf-8", "replace")))
+                fd = _open_regular(dir_fd, parts[-1], path)
+                try:
+                    if os.fstat(fd).st_size > max_bytes:
+                        return None
+                    return count_lines_fd(fd)
+                finally:
+                    os.close(fd)
         except (FileOpError, OSError):
             return None
 
@@ -288,6 +338,35 @@ def _as_file_error(path: str, verb: str) -> Iterator[None]:
         raise FileOpError(f"Cannot {verb} '{display_path(path)}': {exc.strerror or exc}") from None
 
 
+def _refuse_protected(path: str, problem: ProtectedPath | None) -> None:
+    """A protected path is a FAILED result (``protected_path``), naming the real location when a link leads there."""
+    if problem is None:
+        return
+    shown = display_path(path)
+    if normalize_relative(path) == problem.path:
+        raise FileOpError(problem.message)
+    raise FileOpError(f"Path '{shown}' leads to '{problem.path}', which is protected: {problem.reason}")
+
+
+def _refuse_named(path: str, rel: str) -> None:
+    why = protected_reason(rel)
+    if why is not None:
+        _refuse_protected(path, ProtectedPath(rel, why))
+
+
+def _pyproject_rel(path: str, parts: list[str]) -> str | None:
+    """The pyproject.toml that a write changes (named as written, or the real file), else None."""
+    real = "/".join(parts)
+    if is_pyproject(real):
+        return real
+    written = normalize_relative(path)
+    return written if is_pyproject(written) else None
+
+
+def _read_text(dir_fd: int, name: str, path: str) -> str:
+    return _read_all(dir_fd, name, path, limit=MAX_EDIT_BYTES).decode("utf-8", "surrogateescape")
+
+
 def _encode(path: str, content: str) -> bytes:
     try:
         return content.encode("utf-8", "surrogateescape")
@@ -326,12 +405,20 @@ def _open_regular(dir_fd: int, name: str, path: str) -> int:
     return fd
 
 
-def _read_all(dir_fd: int, name: str, path: str) -> bytes:
+def _read_all(dir_fd: int, name: str, path: str, *, limit: int) -> bytes:
+    """The whole file, when it is at most ``limit`` bytes (by fstat, and by what is read: it may grow meanwhile)."""
     fd = _open_regular(dir_fd, name, path)
     try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise FileOpError(too_large_message(display_path(path), size, limit))
         chunks: list[bytes] = []
-        while chunk := os.read(fd, 1 << 20):
+        got = 0
+        while chunk := os.read(fd, min(1 << 20, limit + 1 - got)):
             chunks.append(chunk)
+            got += len(chunk)
+            if got > limit:
+                raise FileOpError(too_large_message(display_path(path), max(size, got), limit))
         return b"".join(chunks)
     finally:
         os.close(fd)

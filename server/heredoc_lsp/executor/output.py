@@ -149,7 +149,8 @@ class CapturedOutput:
 class StreamCapture:
     """Keeps the first ``head_bytes`` (as clean text) and the last ``tail_bytes`` (raw) of a stream.
 
-    ``on_text`` receives the clean text of the head as it arrives (for live display); after the head is full
+    ``on_text`` receives the clean text of the head as it arrives (for live display and redaction: everything
+    :attr:`CapturedOutput.head` will hold up to the switch, in order); after the head is full
     the rest is only counted and the last part kept, so memory stays bounded whatever the command prints.
     """
 
@@ -199,7 +200,11 @@ class StreamCapture:
 
     def finish(self) -> CapturedOutput:
         if not self._overflowed:
-            self._head.append(self._sanitizer.finish())
+            text = self._sanitizer.finish()
+            if text:
+                self._head.append(text)
+                if self._on_text is not None:
+                    self._on_text(text)
             return CapturedOutput("".join(self._head), "", 0, self.total_bytes)
         tail = bytes(self._tail)
         if len(tail) > self._tail_limit:

@@ -24,7 +24,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -314,23 +314,28 @@ async def run_process(
     """Run ``spec`` to its end, its deadline or the run's cancellation; never leaves a process behind on a kill."""
     loop = asyncio.get_running_loop()
     start = time.monotonic()
-    redactors: dict[Stream, StreamRedactor] = {s: StreamRedactor(spec.redactor) for s in STREAMS}
+    # Both streams go through one redactor in arrival order; what it lets through is shown live and kept.
+    live = StreamRedactor(spec.redactor)
+    heads: dict[Stream, list[str]] = {s: [] for s in STREAMS}
+    head_chars: dict[Stream, int] = {s: 0 for s in STREAMS}
 
-    def live(stream: Stream) -> Callable[[str], None] | None:
-        if on_output is None:
-            return None
+    def emit(pieces: list[tuple[str, str]]) -> None:
+        for label, text in pieces:
+            stream: Stream = "stdout" if label == "stdout" else "stderr"
+            heads[stream].append(text)
+            if on_output is not None:
+                on_output(stream, text)
 
+    def head_text(stream: Stream) -> Callable[[str], None]:
         def forward(text: str) -> None:
-            shown = redactors[stream].feed(text)
-            if shown:
-                on_output(stream, shown)
+            head_chars[stream] += len(text)
+            emit(live.feed(stream, text))
 
         return forward
 
     half = spec.capture_bytes // 2
     captures: dict[Stream, StreamCapture] = {
-        "stdout": StreamCapture(half, spec.capture_bytes - half, live("stdout")),
-        "stderr": StreamCapture(half, spec.capture_bytes - half, live("stderr")),
+        s: StreamCapture(half, spec.capture_bytes - half, head_text(s)) for s in STREAMS
     }
     if control is not None and control.cancelled:
         return _not_started(captures, start, cancelled=control.reason)
@@ -361,6 +366,7 @@ async def run_process(
             os.close(err_w)
 
     def overflow(stream: Stream) -> None:
+        emit(live.cut())  # the live view of this stream ends here, maybe inside a secret
         if on_status is not None:
             on_status(f"{stream} is larger than {half} bytes: the rest is counted, its end kept")
 
@@ -409,16 +415,14 @@ async def run_process(
             await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, 0.0)
         with contextlib.suppress(ChildProcessError):
             proc.wait()
-    out, err = captures["stdout"].finish(), captures["stderr"].finish()
-    if on_output is not None:
-        for stream in STREAMS:
-            rest = redactors[stream].finish()
-            if rest:
-                on_output(stream, rest)
+    raw = {s: captures[s].finish() for s in STREAMS}
+    emit(live.finish())
+    kept = {s: _redacted(raw[s], "".join(heads[s]), head_chars[s], spec.redactor) for s in STREAMS}
+    out, err = redact_pair(kept["stdout"], kept["stderr"], spec.redactor)
     return ProcessResult(
         exit_code=proc.returncode,
-        stdout=_redacted(out, spec.redactor),
-        stderr=_redacted(err, spec.redactor),
+        stdout=out,
+        stderr=err,
         duration_s=time.monotonic() - start,
         timed_out=timed_out,
         cancelled=cancel_reason is not None,
@@ -465,8 +469,32 @@ def _not_started(
     )
 
 
-def _redacted(out: CapturedOutput, redactor: Redactor) -> CapturedOutput:
+def _redacted(raw: CapturedOutput, head: str, raw_head_chars: int, redactor: Redactor) -> CapturedOutput:
+    """The kept output with secrets hidden: ``head`` is the live-redacted head; what came after it is redacted here.
+
+    The switch from head to tail is a cut (the live view stopped there), and so is the dropped middle.
+    """
     if not redactor:
-        return out
-    head, tail = redactor.redact_cut(out.head, out.tail) if out.omitted_bytes else (redactor.redact(out.head), "")
-    return CapturedOutput(head, tail, out.omitted_bytes, out.total_bytes)
+        return raw
+    if raw.omitted_bytes:
+        return CapturedOutput(head, redactor.mask_start(raw.tail), raw.omitted_bytes, raw.total_bytes)
+    rest = raw.head[raw_head_chars:]  # the tail, when nothing was dropped, follows the head in ``raw.head``
+    return CapturedOutput(head + (redactor.mask_start(rest) if rest else ""), "", 0, raw.total_bytes)
+
+
+def redact_pair(
+    stdout: CapturedOutput, stderr: CapturedOutput, redactor: Redactor
+) -> tuple[CapturedOutput, CapturedOutput]:
+    """Hide a secret split between the end of stdout and the start of stderr (they are shown in that order)."""
+    if not redactor:
+        return stdout, stderr
+    if stdout.omitted_bytes:
+        end, tail = stdout.tail, True
+    else:
+        end, tail = stdout.head, False
+    start = stderr.head
+    new_end, new_start = redactor.redact_joined(end, start)
+    if (new_end, new_start) == (end, start):
+        return stdout, stderr
+    out = replace(stdout, tail=new_end) if tail else replace(stdout, head=new_end)
+    return out, replace(stderr, head=new_start)

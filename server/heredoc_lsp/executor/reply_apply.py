@@ -85,7 +85,7 @@ async def _apply_one(ctx: RunContext, ws: Workspace, index: int, total: int, com
             ctx.emitter.artifact(path, "deleted", _where(ws, path))
         elif name == "READ_FILE":
             assert path is not None
-            contents = ws.read_file(path, ctx.options.read_max_chars)
+            contents = ws.read_file(path, ctx.options.read_max_chars, ctx.redactor)
             what = "binary file, " if contents.binary else ""
             note = ", truncated" if contents.truncated else ""
             summary = f"Read '{path}' ({what}{contents.size} bytes{note}); contents are included below"
@@ -197,7 +197,7 @@ async def apply_reply(
         summary = count_summary(ctx.results)
         outbox: Path | None = None
         if current is not None:
-            settings = OutboxSettings(opts.timeout_s, opts.max_output_chars, opts.read_max_chars)
+            settings = OutboxSettings(opts.timeout_s, opts.max_output_chars, opts.read_max_chars, ctx.redactor)
             updated, outbox = advance_session(paths, current, ctx.results, reads, done is not None, ws, settings)
             session_file = paths.session_file(updated.session_id)
             ctx.emitter.artifact(session_file.name, "session", str(session_file))
@@ -212,7 +212,7 @@ async def apply_reply(
         read_contents = []
         for p in reads:
             try:
-                read_contents.append(ws.read_file(p, opts.read_max_chars))
+                read_contents.append(ws.read_file(p, opts.read_max_chars, ctx.redactor))
             except FileOpError:
                 continue
         return RunOutcome(

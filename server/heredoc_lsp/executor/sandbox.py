@@ -1,22 +1,34 @@
 """Isolation and resource limits for one command (SPEC §6).
 
-``sandbox = "bwrap"`` (or ``"auto"`` when bubblewrap is installed and works) runs the command under bubblewrap:
-the root file system read-only, the workspace the only writable place, a private ``/tmp``, no network unless
-allowed, all capabilities dropped, a new session, ``--die-with-parent`` and a new pid namespace, so that killing
-the sandbox kills everything started inside it (even a grandchild that called ``setsid``).
+``sandbox = "bwrap"`` (or ``"auto"`` when bubblewrap is installed and works) runs the command under bubblewrap,
+which sees only what it needs: the system's program and library folders (``/usr``, ``/bin``, ``/sbin``, ``/lib*``)
+and ``/etc`` read-only, with the secrets in ``/etc`` (:data:`ETC_SECRETS`) masked; the workspace writable, with
+its protected paths (:data:`WORKSPACE_READ_ONLY`) bound read-only on top; a fresh tmpfs HOME (:data:`SANDBOX_HOME`)
+and ``/tmp``; a minimal ``/dev``; its own ``/proc`` in a new pid namespace; no network unless allowed; all
+capabilities dropped, a new session and ``--die-with-parent``, so that killing the sandbox kills everything started
+inside it. Everything else (``/home``, ``/root``, ``/run``, ``/var``, ``/mnt``, ``/media``, ``/srv``, ``/opt``, host
+sockets) is absent.
 
-Resource limits (CPU seconds, address space, file size, open files, no core files) apply in every mode. They are
-set by a ``/bin/sh`` prologue (``ulimit ... && exec "$@"``) rather than a Python ``preexec_fn``: that keeps
-:mod:`subprocess` on its fast ``vfork`` path and is safe in a multi-threaded server.
+Resource limits (CPU seconds, address space, file size, open files, processes, no core files) apply in every mode.
+They are set by a ``/bin/sh`` prologue (``ulimit ... && exec "$@"``) rather than a Python ``preexec_fn``: that keeps
+:mod:`subprocess` on its fast ``vfork`` path and is safe in a multi-threaded server. The process limit is
+``RLIMIT_NPROC`` (``ulimit -u``) for an ordinary user; the kernel ignores that limit for root, so as root the command
+runs in a fresh ``pids`` cgroup with ``pids.max`` instead (see :func:`pids_cgroup`).
+
+Without bubblewrap, every run says so first (:data:`UNISOLATED_NOTE`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import glob
 import os
 import resource
+import secrets
 import shutil
 import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +48,7 @@ class ResourceLimits:
     file_size_bytes: int | None = 2 << 30
     open_files: int | None = 1024
     core_bytes: int | None = 0
+    processes: int | None = 512  # processes and threads a command may add (see :func:`process_limit_argv`)
 
 
 class SandboxUnavailable(Exception):
@@ -71,20 +84,151 @@ class SandboxChoice:
 def choose_sandbox(mode: SandboxMode) -> SandboxChoice:
     """Resolve ``auto``; raise :class:`SandboxUnavailable` when ``bwrap`` is required but unusable."""
     if mode == "none":
-        return SandboxChoice("none", None)
+        return SandboxChoice("none", None, f'sandbox = "none": {UNISOLATED_NOTE}')
     path, why = bwrap_status()
     if path is not None:
         return SandboxChoice("bwrap", path)
     if mode == "bwrap":
         raise SandboxUnavailable(f'sandbox = "bwrap" but {why}')
-    return SandboxChoice("none", None, f"{why}: commands run without isolation (resource limits still apply)")
+    return SandboxChoice("none", None, f"{why}: {UNISOLATED_NOTE}")
 
 
-def _bwrap_base(workspace: Path, *, allow_network: bool, writable: bool = True) -> list[str]:
-    args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+# Secrets in /etc that a command never needs: masked by an empty file or folder.
+ETC_SECRETS = (
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/security/opasswd",
+    "/etc/ssl/private",
+    "/etc/krb5.keytab",
+    "/etc/NetworkManager/system-connections",
+    "/etc/wpa_supplicant",
+    "/etc/ssh/ssh_host_*_key",
+)
+# System folders bound read-only (a symbolic link such as /bin -> usr/bin on merged-/usr systems stays a link).
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# Paths of the workspace bound read-only over the writable workspace when they exist (SPEC §6 "Protected paths";
+# the reply-side list is heredoc_lsp/syntax/protected.py). Only top-level ones: finding nested .git folders would
+# mean walking the whole workspace before every command.
+WORKSPACE_READ_ONLY = (
+    "inbox",
+    "outbox",
+    "sessions",
+    ".heredoc-lsp",
+    ".git",
+    ".envrc",
+    ".vscode",
+    ".idea",
+    "heredoc-lsp.toml",
+    "pyproject.toml",  # only when it has a [tool.heredoc-lsp] table
+)
+SANDBOX_HOME = "/home/sandbox"
+UNISOLATED_NOTE = (
+    "commands run WITHOUT isolation: they can read and write everything this user can, "
+    "including other processes' environments under /proc"
+)
+
+
+def _system_binds() -> list[str]:
+    args: list[str] = []
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            args += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            args += ["--ro-bind", d, d]
+    args += ["--ro-bind", "/etc", "/etc"]
+    for pattern in ETC_SECRETS:
+        for path in sorted(glob.glob(pattern)) if "*" in pattern else [pattern]:
+            if os.path.islink(path) or not os.path.lexists(path):
+                continue
+            if os.path.isdir(path):
+                args += ["--tmpfs", path]
+            else:
+                args += ["--ro-bind", "/dev/null", path]
+    return args
+
+
+def _resolver_binds() -> list[str]:
+    """With network: /etc/resolv.conf often links into /run (systemd-resolved), which is otherwise absent."""
+    target = os.path.realpath("/etc/resolv.conf")
+    if target.startswith("/run/") and os.path.exists(target):
+        folder = os.path.dirname(target)
+        return ["--ro-bind", folder, folder]
+    return []
+
+
+PYPROJECT_NAME = "pyproject.toml"
+
+
+def _configures_us(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return b"heredoc" in f.read()
+    except OSError:
+        return True  # unreadable here: keep it read-only
+
+
+def _read_only_workspace_paths(workspace: Path) -> list[str]:
+    args: list[str] = []
+    root = str(workspace)
+    for name in WORKSPACE_READ_ONLY:
+        path = os.path.join(root, name)
+        if not os.path.lexists(path):
+            continue
+        real = os.path.realpath(path)
+        if not real.startswith(root.rstrip(os.sep) + os.sep):
+            continue  # a link out of the workspace: its target is not mounted at all
+        if name == PYPROJECT_NAME and not _configures_us(real):
+            continue  # only its [tool.heredoc-lsp] table is protected: tools may edit the rest
+        args += ["--ro-bind", real, real]
+    return args
+
+
+# Never bound for a PATH entry, whatever PATH says: homes, runtime state, and what the sandbox makes itself.
+_NEVER_BOUND = ("/home", "/root", "/run", "/var/run", "/tmp", "/var/tmp", "/proc", "/sys", "/dev", "/mnt", "/media")
+
+
+def _under(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
+def _toolchain_binds(search_path: str | None, workspace: Path | None) -> list[str]:
+    """Read-only binds for the folders of ``PATH`` entries outside the system folders (``/opt/go/bin`` binds
+    ``/opt/go``), so toolchains installed there keep working; nothing in a home or in runtime state is bound."""
+    args: list[str] = []
+    bound: list[str] = []
+    for entry in (search_path or "").split(":"):
+        if not entry.startswith("/") or not os.path.isdir(entry):
+            continue
+        real = os.path.realpath(entry)
+        if real == "/" or any(_under(real, top) for top in (*SYSTEM_DIRS, "/etc", *_NEVER_BOUND)):
+            continue
+        if workspace is not None and _under(real, str(workspace)):
+            continue
+        prefix = os.path.dirname(real) if os.path.basename(real) == "bin" else real
+        if prefix.count("/") < 2:  # never a whole top-level folder such as /opt or /snap
+            prefix = real
+        if any(_under(prefix, done) for done in bound):
+            continue
+        bound.append(prefix)
+        args += ["--ro-bind", prefix, prefix]
+    return args
+
+
+def _bwrap_base(
+    workspace: Path, *, allow_network: bool, writable: bool = True, search_path: str | None = None
+) -> list[str]:
+    args = _system_binds()
+    args += _toolchain_binds(search_path, workspace if writable else None)
+    args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", SANDBOX_HOME]
+    if allow_network:
+        args += _resolver_binds()
     if writable:
         ws = str(workspace)
-        args += ["--bind", ws, ws, "--chdir", ws]
+        args += ["--bind", ws, ws, *_read_only_workspace_paths(workspace), "--chdir", ws]
     # Everything --unshare-all does except the user namespace, which bwrap adds by itself when it is not privileged
     # (as root it only costs time: capabilities are dropped below).
     args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
@@ -94,13 +238,20 @@ def _bwrap_base(workspace: Path, *, allow_network: bool, writable: bool = True) 
     if os.geteuid() == 0:
         # Root keeps every capability in the sandbox otherwise, and could simply remount "/" writable.
         args += ["--cap-drop", "ALL"]
-    args += ["--setenv", "TMPDIR", "/tmp"]
+    args += ["--setenv", "TMPDIR", "/tmp", "--setenv", "HOME", SANDBOX_HOME]
     return args
 
 
-def bwrap_argv(bwrap: str, workspace: Path, argv: Sequence[str], *, allow_network: bool) -> list[str]:
-    """``argv`` wrapped in bubblewrap with the workspace (a real path) as the only writable place."""
-    return [bwrap, *_bwrap_base(workspace, allow_network=allow_network), "--", *argv]
+def bwrap_argv(
+    bwrap: str, workspace: Path, argv: Sequence[str], *, allow_network: bool, search_path: str | None = None
+) -> list[str]:
+    """``argv`` wrapped in bubblewrap with the workspace (a real path) as the only writable place.
+
+    ``search_path``: the command's ``PATH``; toolchain folders it names outside the system folders are bound
+    read-only (see :func:`_toolchain_binds`).
+    """
+    base = _bwrap_base(workspace, allow_network=allow_network, search_path=search_path)
+    return [bwrap, *base, "--", *argv]
 
 
 def _clamp(resource_id: int, wanted: int) -> int:
@@ -125,6 +276,36 @@ def limits_prologue(limits: ResourceLimits) -> str:
     return " && ".join(steps)
 
 
+def _user_process_count(uid: int) -> int:
+    """How many processes ``uid`` has now (RLIMIT_NPROC counts them all, not only the command's)."""
+    count = 0
+    try:
+        entries = os.scandir("/proc")
+    except OSError:
+        return 0
+    with entries:
+        for entry in entries:
+            if entry.name.isdigit():
+                try:
+                    if entry.stat(follow_symlinks=False).st_uid == uid:
+                        count += 1
+                except OSError:
+                    continue
+    return count
+
+
+def _nproc_step(limits: ResourceLimits) -> str | None:
+    """``ulimit -u`` for an ordinary user: the processes it has now plus the command's allowance.
+
+    Root is exempt from RLIMIT_NPROC (the kernel skips the check for the initial user namespace's root), so as
+    root the limit is a pids cgroup instead (:func:`pids_cgroup`).
+    """
+    if limits.processes is None or os.geteuid() == 0:
+        return None
+    wanted = _user_process_count(os.getuid()) + max(8, limits.processes)
+    return f"ulimit -u {_clamp(resource.RLIMIT_NPROC, wanted)}"
+
+
 def limited_argv(argv: Sequence[str], limits: ResourceLimits) -> list[str]:
     """``argv`` with the limits applied before it runs.
 
@@ -133,12 +314,101 @@ def limited_argv(argv: Sequence[str], limits: ResourceLimits) -> list[str]:
     other argv is started through a shell that sets the limits and then ``exec``s it (no re-quoting: ``"$@"``).
     If a limit cannot be set the command does not run (exit code 125).
     """
-    prologue = limits_prologue(limits)
+    prologue = " && ".join(step for step in (limits_prologue(limits), _nproc_step(limits)) if step)
     if not prologue:
         return list(argv)
     if len(argv) >= 3 and argv[0] == SHELL and argv[1] == "-c":
         return [SHELL, "-c", f"{prologue} || exit 125\n{argv[2]}", *argv[3:]]
     return [SHELL, "-c", f'{prologue} || exit 125\nexec "$@"', LIMITS_ARGV0, *argv]
+
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CGROUP_PREFIX = "heredoc-lsp-"
+CGROUP_GRACE_S = 60.0
+_MADE_AT: dict[str, float] = {}  # this process's cgroups (by name) -> when they were made
+
+
+def _own_pids_cgroup() -> Path | None:
+    """The folder of this process's cgroup in a hierarchy with the pids controller (v1 ``pids`` or v2), if any."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().split("\n")
+    except OSError:
+        return None
+    v2: Path | None = None
+    for line in lines:
+        fields = line.split(":", 2)
+        if len(fields) != 3:
+            continue
+        _id, controllers, where = fields
+        if "pids" in controllers.split(","):
+            return CGROUP_ROOT / "pids" / where.lstrip("/")
+        if controllers == "":
+            v2 = CGROUP_ROOT / where.lstrip("/")
+    if v2 is not None:
+        try:
+            if "pids" in (v2 / "cgroup.subtree_control").read_text().split():
+                return v2
+        except OSError:
+            return None
+    return None
+
+
+def _sweep_cgroups(parent: Path) -> None:
+    """Remove this process's empty cgroups from earlier commands, and those of heredoc-lsp processes that died."""
+    try:
+        entries = list(parent.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.name.startswith(CGROUP_PREFIX):
+            continue
+        owner = entry.name[len(CGROUP_PREFIX) :].split("-", 1)[0]
+        if not owner.isdigit():
+            continue
+        if int(owner) == os.getpid():
+            made = _MADE_AT.get(entry.name)
+            # A cgroup made a moment ago may still be waiting for its command to move in (concurrent runs).
+            if made is None or time.monotonic() - made < CGROUP_GRACE_S:
+                continue
+        elif os.path.exists(f"/proc/{owner}"):
+            continue
+        with contextlib.suppress(OSError):
+            entry.rmdir()  # fails while a process is still in it
+            _MADE_AT.pop(entry.name, None)
+
+
+def pids_cgroup(max_processes: int) -> Path | None:
+    """A fresh pids cgroup allowing ``max_processes`` tasks: its ``cgroup.procs`` file, or None when unavailable.
+
+    Used as root, whom RLIMIT_NPROC does not limit. Empty ones are removed when the next one is made.
+    """
+    parent = _own_pids_cgroup()
+    if parent is None or not os.access(parent, os.W_OK):
+        return None
+    _sweep_cgroups(parent)
+    group = parent / f"{CGROUP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        group.mkdir()
+    except OSError:
+        return None
+    _MADE_AT[group.name] = time.monotonic()
+    try:
+        (group / "pids.max").write_text(f"{max_processes}\n")
+    except OSError:
+        with contextlib.suppress(OSError):
+            group.rmdir()
+        return None
+    return group / "cgroup.procs"
+
+
+def process_limit_argv(argv: Sequence[str], limits: ResourceLimits) -> list[str]:
+    """As root, ``argv`` started inside a fresh pids cgroup (the shell moves itself there, then ``exec``s)."""
+    if limits.processes is None or os.geteuid() != 0:
+        return list(argv)
+    procs = pids_cgroup(max(8, limits.processes))
+    if procs is None:
+        return list(argv)
+    return [SHELL, "-c", 'echo $$ > "$1" || exit 125\nshift\nexec "$@"', LIMITS_ARGV0, str(procs), *argv]
 
 
 def command_argv(
@@ -148,9 +418,10 @@ def command_argv(
     limits: ResourceLimits,
     *,
     allow_network: bool,
+    search_path: str | None = None,
 ) -> list[str]:
-    """The full argv to spawn: limits inside, bubblewrap outside (when chosen)."""
+    """The full argv to spawn: limits inside, bubblewrap outside (when chosen), as root a pids cgroup around both."""
     inner = limited_argv(argv, limits)
     if choice.mode == "bwrap" and choice.bwrap is not None:
-        return bwrap_argv(choice.bwrap, workspace, inner, allow_network=allow_network)
-    return inner
+        inner = bwrap_argv(choice.bwrap, workspace, inner, allow_network=allow_network, search_path=search_path)
+    return process_limit_argv(inner, limits)

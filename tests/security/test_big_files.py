@@ -1,0 +1,168 @@
+"""A reply naming a huge file costs a bounded amount of memory and reading: in ``check``, in the language server
+and in ``apply`` (SPEC §4.6, §4.8; the caps are in heredoc_lsp/analysis/workspace.py).
+
+The file is 200 MB of line breaks (200 million lines): the worst case for anything that counts lines by building a
+list. Memory is measured as the peak RSS of the child (``wait4``) or the server's ``VmHWM``; reading as ``rchar``
+from ``/proc/<pid>/io``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from lsp.lsp_harness import session
+
+BIG_BYTES = 200_000_000
+MAX_RSS_KB = 150 * 1024  # the file alone is 200 MB; reading it whole costs 1.7 GB
+MAX_RCHAR = 60_000_000  # imports and config, not the file
+CHILD_ADDRESS_SPACE = 3 << 30  # a runaway child fails instead of taking the machine's memory
+
+REPLY = """\
+[READ_FILE path="nl.txt" /]
+[EDIT_FILE path="nl.txt" start_line="1" end_line="1"]
+first
+[/EDIT_FILE]
+"""
+
+
+@pytest.fixture(scope="module")
+def big_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("big") / "nl.txt"
+    block = b"\n" * 10_000_000
+    with open(path, "wb") as f:
+        for _ in range(BIG_BYTES // len(block)):
+            f.write(block)
+    return path
+
+
+@pytest.fixture
+def big_workspace(workspace: Path, big_file: Path) -> Path:
+    os.link(big_file, workspace / "nl.txt")
+    (workspace / "reply.inbox").write_text(REPLY, encoding="utf-8")
+    return workspace
+
+
+@dataclass(frozen=True)
+class Measured:
+    returncode: int
+    stdout: str
+    stderr: str
+    max_rss_kb: int
+    rchar: int
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (CHILD_ADDRESS_SPACE, CHILD_ADDRESS_SPACE))
+
+
+def _measure(args: list[str], cwd: Path, env: Mapping[str, str]) -> Measured:
+    """Run ``heredoc-lsp ARGS``; its own peak RSS (not other children's) and how many bytes it read."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "heredoc_lsp", *args],
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            preexec_fn=_limit_memory,
+        )
+        killer = threading.Timer(120, proc.kill)
+        killer.start()
+        try:
+            # Wait without reaping, so that /proc/<pid>/io still holds its counters; then reap with its rusage.
+            os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+            with open(f"/proc/{proc.pid}/io") as f:
+                rchar = int(f.read().split("rchar:")[1].split()[0])
+            _pid, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            killer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return Measured(proc.returncode, out.read().decode("utf-8"), err.read().decode("utf-8"), usage.ru_maxrss, rchar)
+
+
+def test_check_of_a_reply_naming_a_huge_file_is_bounded(big_workspace: Path, cli_env: dict[str, str]) -> None:
+    m = _measure(["check", "--format", "json", "reply.inbox"], big_workspace, cli_env)
+    assert m.max_rss_kb < MAX_RSS_KB, f"check peaked at {m.max_rss_kb} KiB"
+    assert m.rchar < MAX_RCHAR, f"check read {m.rchar} bytes"
+    assert m.returncode == 0, m.stderr
+    diagnostics = json.loads(m.stdout)["diagnostics"]
+    codes = [d["code"] for d in diagnostics]
+    assert codes == ["file_too_large"], diagnostics  # READ_FILE is fine; EDIT_FILE of it is not range-checked
+    assert "too large to edit" in diagnostics[0]["message"]
+
+
+def test_apply_of_edit_file_on_a_huge_file_fails_without_reading_it(
+    big_workspace: Path, cli_env: dict[str, str]
+) -> None:
+    (big_workspace / "edit.txt").write_text(REPLY.split("\n", 1)[1], encoding="utf-8")
+    m = _measure(["apply", "edit.txt", "--yes", "--output", "json"], big_workspace, cli_env)
+    assert m.max_rss_kb < MAX_RSS_KB, f"apply peaked at {m.max_rss_kb} KiB"
+    assert m.rchar < MAX_RCHAR, f"apply read {m.rchar} bytes"
+    events = [json.loads(line) for line in m.stdout.splitlines() if line.strip()]
+    (done,) = [e for e in events if e["type"] == "run.completed"]
+    (result,) = done["payload"]["results"]
+    assert result["status"] == "failed", result
+    assert "too large to edit" in result["summary"], result
+    assert (big_workspace / "nl.txt").stat().st_size == BIG_BYTES
+
+
+def _server_pid() -> int:
+    """The language server this test started (a child of this process running ``heredoc_lsp lsp``)."""
+    me = os.getpid()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == me and b"heredoc_lsp" in argv and b"lsp" in argv:
+            found.append(int(name))
+    assert len(found) == 1, found
+    return found[0]
+
+
+def _proc_value(pid: int, file: str, key: str) -> int:
+    with open(f"/proc/{pid}/{file}") as f:
+        for line in f:
+            if line.startswith(key):
+                return int(line.split()[1])
+    raise AssertionError(f"no {key} in /proc/{pid}/{file}")
+
+
+async def test_language_server_stays_bounded_on_a_reply_naming_a_huge_file(big_workspace: Path) -> None:
+    async with session("vscode", big_workspace) as client:
+        pid = _server_pid()
+        uri = client.open(REPLY, suffix=".inbox", language_id="agent-inbox")
+        diagnostics = await client.diagnostics_of(uri)
+        assert [d.code for d in diagnostics] == ["file_too_large"], diagnostics
+        for _ in range(3):  # every keystroke re-checks the reply
+            client.replace(uri, (2, 0), (2, 5), "first")
+        hover = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line=0, character=2))
+        )
+        assert hover is not None
+        await client.diagnostics_of(uri)
+        hwm = _proc_value(pid, "status", "VmHWM:")
+        rchar = _proc_value(pid, "io", "rchar:")
+    assert hwm < MAX_RSS_KB, f"the server peaked at {hwm} KiB"
+    assert rchar < MAX_RCHAR, f"the server read {rchar} bytes"
