@@ -103,11 +103,6 @@ def test_check_hook_fails_on_bad_file_and_passes_good_one(
     assert "good.cli:" not in bad.stdout, bad.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="needs `heredoc-lsp check --fix` (branch checkcli): remove this mark when it is merged",
-)
 def test_fix_hook_fixes_the_file(tmp_path: Path, hook_setup: tuple[Path, dict[str, str]]) -> None:
     repo, env = hook_setup
     project = tmp_path / "project"
@@ -120,6 +115,7 @@ def test_fix_hook_fixes_the_file(tmp_path: Path, hook_setup: tuple[Path, dict[st
     fixed = try_repo(repo, project, env, FIX, "fixable.cli", "good.cli")
     assert fixed.returncode == 1, fixed.stdout + fixed.stderr
     assert "files were modified by this hook" in fixed.stdout, fixed.stdout
+    assert "fixed fixable.cli: 1 (invalid_marker)" in fixed.stdout, fixed.stdout
     assert fixable.read_text(encoding="utf-8") == GOOD
     assert (project / "good.cli").read_text(encoding="utf-8") == GOOD
     # The fixed file is GOOD, which the check hook passes (the test above).
