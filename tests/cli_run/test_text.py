@@ -120,7 +120,7 @@ def test_declined_on_a_terminal(tmp_path: Path) -> None:
     config(tmp_path, confirm="always")
     write(tmp_path / "s.cli", "touch made\n")
     code, out = _pty_run(["run", "s.cli"], tmp_path, b"n\n")
-    assert code == 0
+    assert code == 130
     assert "Cancelled: not confirmed" in out
     assert not (tmp_path / "made").exists()
 
