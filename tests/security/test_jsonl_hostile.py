@@ -76,12 +76,7 @@ def test_signal_before_run_start_ends_the_process(project: Path, signum: int, ex
     run.send(b"not json\n")
     _wait_stderr(run, b"ignored input line")  # the process is up, waiting for run.start
     run.proc.send_signal(signum)
-    try:
-        code = run.proc.wait(15)
-    finally:
-        if run.proc.poll() is None:
-            run.proc.kill()
-    run.finish()
+    code, _err = run.end(15, close_stdin=False)
     assert code == expected
     assert [e["type"] for e in run.events] == ["run.cancelled"]
 

@@ -6,6 +6,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from heredoc_lsp.executor.agent import guard_inbox
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.engine import RunContext, RunRefused, count_summary, drive
 from heredoc_lsp.executor.events import EventSink
@@ -137,15 +138,17 @@ async def run_script(
             f"Run {n} command{'s' if n != 1 else ''} from {script.name} in {ctx.workspace} (sandbox: {sandbox.mode})?"
         )
         failed_at = None
-        for i, step in enumerate(steps):
-            ctx.control.check()
-            result = ctx.record(await ctx.run_command(i, n, step.command, step.stdin, line=step.line, kind="command"))
-            if result.status == "cancelled":
+        with guard_inbox(ctx.workspace, f"script {script.name}"):
+            for i, step in enumerate(steps):
                 ctx.control.check()
-            if not result.ok and failed_at is None:
-                failed_at = result
-                if not opts.keep_going:
-                    break
+                result = await ctx.run_command(i, n, step.command, step.stdin, line=step.line, kind="command")
+                ctx.record(result)
+                if result.status == "cancelled":
+                    ctx.control.check()
+                if not result.ok and failed_at is None:
+                    failed_at = result
+                    if not opts.keep_going:
+                        break
         summary = count_summary(ctx.results)
         if failed_at is not None:
             skipped = n - len(ctx.results)
