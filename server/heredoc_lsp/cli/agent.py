@@ -160,7 +160,7 @@ async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) ->
         state["signal"] = state["signal"] or signum
         state["control"].cancel(reason)
 
-    for signum, reason in ((signal.SIGINT, "interrupted (SIGINT)"), (signal.SIGTERM, "terminated (SIGTERM)")):
+    for signum, reason in ((signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")):
         loop.add_signal_handler(signum, stop, reason, signum)
     console = Console(highlight=False)
     writer = JsonlWriter(sys.stdout.buffer) if fmt == "json" else None

@@ -133,7 +133,7 @@ def _install_signals(
         if also is not None:
             also(reason)
 
-    for signum, reason in ((signal.SIGINT, "interrupted (SIGINT)"), (signal.SIGTERM, "terminated (SIGTERM)")):
+    for signum, reason in ((signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, on_signal, signum, reason)
 
