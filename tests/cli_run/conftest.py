@@ -30,9 +30,14 @@ def env() -> dict[str, str]:
 class JsonRun:
     """A ``--output json`` process: events read as they arrive, messages written to its stdin."""
 
-    def __init__(self, args: list[str], cwd: Path) -> None:
+    def __init__(self, args: list[str], cwd: Path, environ: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(
-            cli(*args), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env()
+            cli(*args),
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=environ if environ is not None else env(),
         )
         self.lines: list[bytes] = []
         self.events: list[dict[str, Any]] = []

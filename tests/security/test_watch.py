@@ -77,7 +77,7 @@ def test_reply_written_in_two_halves_is_applied_once_complete(agent_root: Path, 
     first, second = DELETE_LINE_1 + '[CREATE_FILE path="new.txt"]\nhel', "lo\n[/CREATE_FILE]\n"
     reply.write_text(first)
     watch = subprocess.Popen(
-        [sys.executable, "-m", "heredoc_lsp", "agent", "watch", "--once", *LOOSE],
+        [sys.executable, "-m", "heredoc_lsp", "agent", "watch", "--once", "--settle", "3", *LOOSE],
         cwd=agent_root,
         env=cli_env,
         stdin=subprocess.DEVNULL,
@@ -88,7 +88,7 @@ def test_reply_written_in_two_halves_is_applied_once_complete(agent_root: Path, 
     try:
         assert watch.stdout is not None
         assert watch.stdout.readline().startswith("Watching ")  # the watcher is scanning the inbox now
-        time.sleep(0.3)  # a writer pausing mid-file (shorter than the settle time)
+        time.sleep(0.3)  # a writer pausing mid-file (well under the settle time, even on a loaded machine)
         with reply.open("a") as f:
             f.write(second)
         out, err = watch.communicate(timeout=30)
@@ -120,9 +120,9 @@ def test_apply_then_watch_does_not_offer_the_reply_again(agent_root: Path, run_c
     assert (agent_root / "f.txt").read_text() == "two\nthree\n"
 
 
-def test_declined_reply_is_asked_once(agent_root: Path, run_cli: RunCli) -> None:
+def test_declined_reply_is_asked_once(agent_root: Path, run_cli: RunCli, cli_env: dict[str, str]) -> None:
     (agent_root / "inbox" / "r.txt").write_text(DELETE_LINE_1)
-    watch = JsonRun(["agent", "watch", "--output", "json", "--sandbox", "none"], agent_root)
+    watch = JsonRun(["agent", "watch", "--output", "json", "--sandbox", "none"], agent_root, cli_env)
     question = watch.wait_for(lambda e: e["type"] == "run.question")
     watch.message("run.input", {"question_id": question["payload"]["question_id"], "value": "no"})
     watch.wait_for(lambda e: e["type"] == "run.cancelled")
