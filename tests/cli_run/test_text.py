@@ -193,3 +193,22 @@ def test_apply_of_a_file_with_no_commands_is_a_usage_error(tmp_path: Path) -> No
     assert code == 2
     assert "notes.txt: not a reply: it holds no commands" in err
     assert "Completed" not in out
+
+
+def test_ctrl_c_during_a_reply_says_interrupted(tmp_path: Path) -> None:
+    secs = unique_sleep()
+    config(tmp_path)
+    write(tmp_path / "r.inbox", f"[RUN_COMMAND]\nsleep {secs}\n[/RUN_COMMAND]\n")
+    proc = subprocess.Popen(
+        cli("apply", "r.inbox"), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env()
+    )
+    deadline = time.monotonic() + 20
+    while not processes_with(f"sleep {secs}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=20)
+    assert proc.returncode == 130
+    assert f"[INTERRUPTED] RUN_COMMAND: sleep {secs}\n" in out.decode()
+    assert out.decode().endswith("Interrupted.\n")
+    assert "FAILED" not in out.decode()
+    assert processes_with(f"sleep {secs}") == []

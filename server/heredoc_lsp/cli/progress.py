@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from heredoc_lsp.executor.control import RunControl
+from heredoc_lsp.executor.engine import short_command
 from heredoc_lsp.executor.events import (
     ARTIFACT,
     CANCELLED,
@@ -163,8 +164,12 @@ class TextDisplay:
         self._results.append(r)
         status = str(r.get("status", ""))
         style = _STYLE.get(status, "red") if self.live_enabled else None
+        reason = self.control.reason
         if r.get("kind") == "command":  # a .cli line, in the script's own words (with its time)
-            self._print(command_result_text(r, cancel_reason=self.control.reason), style=style)
+            self._print(command_result_text(r, cancel_reason=reason), style=style)
+        elif status == "cancelled" and reason in CANCEL_LABELS:  # Ctrl-C or SIGTERM, not a failure of the step
+            shown = short_command(str(r.get("command") or r.get("path") or ""))
+            self._print(f"[{CANCEL_LABELS[reason]}] {r.get('kind', '')}: {shown}", style=style)
         else:
             took = f" ({r['duration_s']:.1f}s)" if self.live_enabled and r.get("duration_s", 0) >= 0.05 else ""
             self._print(f"{r.get('text', '')}{took}", style=style)
