@@ -15,6 +15,8 @@ a run or a reply wrote into ``inbox/`` is refused and moved to ``inbox/refused/`
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -286,9 +288,6 @@ def _triage(paths: AgentPaths, ledger: ReplyLedger, reply: Path) -> tuple[str, s
     Actions: ``refuse`` (not a regular file, or written by a run or a reply), ``done`` (already applied or
     interrupted: never applied again), ``declined`` (a person said no earlier), ``apply``.
     """
-    import os
-    import stat
-
     from heredoc_lsp.executor.agent import HANDLED, file_digest
     from heredoc_lsp.executor.reply_apply import already_applied_message
 
