@@ -421,19 +421,31 @@ class ReplyLedger:
 
     def mark(self, record: ReplyRecord) -> None:
         """Store ``record``, replacing the earlier record of the same reply (an ``untrusted`` one is never replaced)."""
+        self._store(record, claim=False)
+
+    def claim(self, record: ReplyRecord) -> ReplyRecord | None:
+        """Store ``record`` (``started``) unless the reply has run already: then store nothing and return that record.
+
+        Check and write happen under one lock, so two processes (``apply`` and ``agent watch``) never both start it.
+        """
+        return self._store(record, claim=True)
+
+    def _store(self, record: ReplyRecord, *, claim: bool) -> ReplyRecord | None:
         self.file.parent.mkdir(parents=True, exist_ok=True)
         try:
             with _locked(self.file.with_name("replies.lock")):
-                kept = [
-                    r
-                    for r in self.records()
-                    if not (r.digest == record.digest and r.name == record.name and r.state != "untrusted")
-                ]
+                records = self.records()
+                same = [r for r in records if r.digest == record.digest and r.name == record.name]
+                earlier = [r for r in same if r.state in HANDLED]
+                if claim and earlier:
+                    return earlier[-1]
+                kept = [r for r in records if r.state == "untrusted" or r not in same]
                 kept.append(record)
                 payload = {"version": 1, "replies": [r.to_json() for r in kept]}
                 atomic_write_text(self.file, json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
         except OSError as exc:
             raise LedgerError(f"cannot write the reply ledger {self.file}: {exc.strerror or exc}") from None
+        return None
 
 
 @contextlib.contextmanager

@@ -201,9 +201,11 @@ async def apply_reply(
             raise
         if ledger is not None:
             try:
-                ledger.mark(ReplyRecord(digest, reply.name, "started"))
+                earlier = ledger.claim(ReplyRecord(digest, reply.name, "started"))
             except LedgerError as exc:
                 raise RunRefused("parse_error", f"{exc}; nothing was applied") from None
+            if earlier is not None:  # another process started it while the question was open
+                raise RunRefused("parse_error", already_applied_message(reply.name, earlier))
         with guard_inbox(root, f"reply {reply.name}"):
             try:
                 outcome = await _apply_commands(ctx, ws, commands, paths, current, opts)
