@@ -125,6 +125,12 @@ def test_command_result_text_never_nests_quotes() -> None:
     )
 
 
+def test_reply_summary_quotes_never_nest() -> None:
+    assert engine.quote_command("make") == "'make'"
+    assert engine.quote_command("python3 -c 'import sys'") == "\"python3 -c 'import sys'\""
+    assert engine.quote_command("echo \"a\" 'b'") == "echo \"a\" 'b'"
+
+
 async def test_timeout_result_wording(tmp_path: Path) -> None:
     path = script(tmp_path, "sleep 5\n")
     rec = Recorder()
