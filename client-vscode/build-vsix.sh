@@ -5,7 +5,8 @@
 #   3. bundled/libs: the server (../server/heredoc_lsp) and its pure-Python dependencies (bundle-requirements.txt,
 #      pure wheels only, so any Python >= 3.10 runs them), then a smoke test that the server imports from the
 #      bundle alone (python -S: no site-packages);
-#   4. vsce package (which runs `vscode:prepublish`: the esbuild bundle dist/extension.js).
+#   4. vsce package (which runs `vscode:prepublish`: the esbuild bundle dist/extension.js); its output has no
+#      WARNING (tests/vscode/test_marketplace.py checks).
 # Prints the .vsix path on the last line. PYTHON selects the interpreter whose pip downloads the wheels
 # (default: the repository's .venv, else python3).
 set -euo pipefail
@@ -28,7 +29,7 @@ cp "$ROOT"/syntaxes/*.tmLanguage.json syntaxes/
 
 rm -rf bundled
 mkdir -p bundled/libs
-"$PY" -m pip install --quiet --disable-pip-version-check --no-input --no-compile --no-deps \
+PIP_ROOT_USER_ACTION=ignore "$PY" -m pip install --quiet --disable-pip-version-check --no-input --no-compile --no-deps \
   --target bundled/libs --only-binary=:all: --platform any --python-version 3.10 --implementation py --abi none \
   -r bundle-requirements.txt 2> >(grep -v "^WARNING: Location" >&2)
 cp -R "$ROOT/server/heredoc_lsp" bundled/libs/heredoc_lsp
@@ -40,5 +41,5 @@ PYTHONPATH="$HERE/bundled/libs" PYTHONNOUSERSITE=1 PYTHONDONTWRITEBYTECODE=1 "$P
 VERSION=$(node -p "require('./package.json').version")
 OUT="dist/heredoc-lsp-$VERSION.vsix"
 rm -f "$OUT"
-npx --no-install vsce package --no-dependencies --allow-missing-repository -o "$OUT" >&2
+npx --no-install vsce package --no-dependencies -o "$OUT" >&2
 echo "$HERE/$OUT"

@@ -41,9 +41,14 @@ def env() -> dict[str, str]:
 class JsonRun:
     """A ``--output json`` process: events read as they arrive, messages written to its stdin."""
 
-    def __init__(self, args: list[str], cwd: Path) -> None:
+    def __init__(self, args: list[str], cwd: Path, environ: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(
-            cli(*args), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env()
+            cli(*args),
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=environ if environ is not None else env(),
         )
         self.lines: list[bytes] = []
         self.events: list[dict[str, Any]] = []
@@ -87,13 +92,25 @@ class JsonRun:
                 return event
 
     def finish(self, timeout: float = 30) -> tuple[int, str]:
-        if self.proc.stdin is not None and not self.proc.stdin.closed:
+        code, err = self.end(timeout)
+        check_stream(self.events)
+        return code, err
+
+    def end(self, timeout: float = 30, *, close_stdin: bool = True) -> tuple[int, str]:
+        """Wait for the exit (killing the process if it does not come), stdin closed first; exit code and stderr."""
+        assert self.proc.stdin is not None
+        if close_stdin and not self.proc.stdin.closed:
             self.proc.stdin.close()
-        code = self.proc.wait(timeout)
+        try:
+            code = self.proc.wait(timeout)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            if not self.proc.stdin.closed:
+                self.proc.stdin.close()
         self._reader.join(timeout)
         assert self.proc.stderr is not None
         err = self.proc.stderr.read().decode()
-        check_stream(self.events)
         return code, err
 
 

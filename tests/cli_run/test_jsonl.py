@@ -128,7 +128,7 @@ def test_cancel_mid_command_kills_the_tree(tmp_path: Path) -> None:
         run.message("run.cancel", {"reason": "client says stop"})
         code, _err = run.finish()
         end = run.events[-1]
-        assert (code, end["type"], end["payload"]["reason"]) == (0, "run.cancelled", "client says stop")
+        assert (code, end["type"], end["payload"]["reason"]) == (130, "run.cancelled", "client says stop")
         assert processes_with(f"sleep {secs}") == []
 
 
@@ -155,7 +155,7 @@ def test_confirmation_question(tmp_path: Path, answer: str | None, expected: str
         run.message("run.input", {"question_id": q["payload"]["question_id"], "value": answer})
     code, _err = run.finish()
     end = run.events[-1]
-    assert (code, end["type"]) == (0, expected)
+    assert (code, end["type"]) == (0 if answer == "yes" else 130, expected)
     assert (tmp_path / "made").exists() == (answer == "yes")
     if answer is None:
         assert "within 0.5s" in end["payload"]["reason"]
@@ -176,7 +176,7 @@ def test_cancel_before_start(project: Path) -> None:
         ["run", "--output", "json"], project, stdin=b'{"v":"1","type":"run.cancel","payload":{"reason":"nah"}}\n'
     )
     end = check_stream(events)
-    assert (code, end["type"], end["payload"]["reason"]) == (0, "run.cancelled", "nah")
+    assert (code, end["type"], end["payload"]["reason"]) == (130, "run.cancelled", "nah")
 
 
 def test_apply_json_with_artifacts(project: Path) -> None:

@@ -33,21 +33,21 @@ def test_plain_lines_without_a_terminal(tmp_path: Path) -> None:
     assert code == 1
     assert err == ""
     assert not ANSI.search(out)
-    assert out.splitlines() == [
+    assert [re.sub(r"\d+\.\d\d s\)$", "<t>)", line) for line in out.splitlines()] == [
         f"Running {tmp_path / 's.cli'}",
         f'  sandbox = "none": {UNISOLATED_NOTE}',
         f"  4 commands in {tmp_path} (sandbox: none)",
         "[1/4] line 1: echo one",
-        "[OK] RUN_COMMAND: Ran 'echo one' (exit code 0)",
+        "[OK] line 1: echo one (exit 0, <t>)",
         "    one",
         "[2/4] line 2: cat",
-        "[OK] RUN_COMMAND: Ran 'cat' (exit code 0)",
+        "[OK] line 2: cat (exit 0, <t>)",
         "    body",
         "[3/4] line 5: sh -c 'echo bad >&2; exit 4'",
-        "[FAILED] RUN_COMMAND: Ran 'sh -c 'echo bad >&2; exit 4'' (exit code 4)",
+        "[FAILED] line 5: sh -c 'echo bad >&2; exit 4' (exit 4, <t>)",
         "    [stderr]",
         "    bad",
-        "Failed (command_failed): line 5: Ran 'sh -c 'echo bad >&2; exit 4'' (exit code 4); 1 later command not run",
+        "Failed (command_failed): line 5: sh -c 'echo bad >&2; exit 4' (exit 4); 1 later command not run",
     ]
 
 
@@ -114,7 +114,7 @@ def test_live_progress_and_summary_on_a_terminal(tmp_path: Path) -> None:
     assert ANSI.search(out)  # colours and cursor movement: the live display
     plain = ANSI.sub("", re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out))
     assert "[2/2] line 2: sleep 0.6; echo second" in plain
-    assert "[OK] RUN_COMMAND: Ran 'echo first' (exit code 0)" in plain
+    assert re.search(r"\[OK\] line 1: echo first \(exit 0, \d+\.\d\d s\)", plain)
     assert re.search(r"#\s+line\s+step\s+status\s+time\s+summary", plain)
     assert "Completed: 2 commands: 2 OK" in plain
 
@@ -123,7 +123,7 @@ def test_declined_on_a_terminal(tmp_path: Path) -> None:
     config(tmp_path, confirm="always")
     write(tmp_path / "s.cli", "touch made\n")
     code, out = _pty_run(["run", "s.cli"], tmp_path, b"n\n")
-    assert code == 0
+    assert code == 130
     assert "Cancelled: not confirmed" in out
     assert not (tmp_path / "made").exists()
 
@@ -142,7 +142,8 @@ def test_sigterm_to_the_cli_kills_the_commands(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGTERM)
     out, _ = proc.communicate(timeout=20)
     assert proc.returncode == 143
-    assert "Cancelled: terminated (SIGTERM)" in out.decode()
+    assert "[TERMINATED] line 1: echo started; sleep" in out.decode()
+    assert "Terminated." in out.decode()
     assert processes_with(f"sleep {secs}") == []
 
 
@@ -186,3 +187,31 @@ def test_agent_new_and_watch_once(tmp_path: Path) -> None:
     assert (state["isComplete"], state["sequenceNumber"]) == (True, 2)
     code, _out, err = run_text(["agent", "watch", "--once"], tmp_path / "inbox")
     assert code == 2 and "has no sessions/ folder" in err
+
+
+def test_apply_of_a_file_with_no_commands_is_a_usage_error(tmp_path: Path) -> None:
+    config(tmp_path)
+    write(tmp_path / "notes.txt", "Just some prose, no [CREATE_FILE] block.\n")
+    code, out, err = run_text(["apply", "notes.txt"], tmp_path)
+    assert code == 2
+    assert "notes.txt: not a reply: it holds no commands" in err
+    assert "Completed" not in out
+
+
+def test_ctrl_c_during_a_reply_says_interrupted(tmp_path: Path) -> None:
+    secs = unique_sleep()
+    config(tmp_path)
+    write(tmp_path / "r.inbox", f"[RUN_COMMAND]\nsleep {secs}\n[/RUN_COMMAND]\n")
+    proc = subprocess.Popen(
+        cli("apply", "r.inbox"), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env()
+    )
+    deadline = time.monotonic() + 20
+    while not processes_with(f"sleep {secs}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=20)
+    assert proc.returncode == 130
+    assert f"[INTERRUPTED] RUN_COMMAND: sleep {secs}\n" in out.decode()
+    assert out.decode().endswith("Interrupted.\n")
+    assert "FAILED" not in out.decode()
+    assert processes_with(f"sleep {secs}") == []

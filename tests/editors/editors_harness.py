@@ -60,6 +60,63 @@ def run_nvim(nvim: str, config_tag: str, workspace: Path, file: Path, fix: str, 
     return result
 
 
+def run_nvim_plugin(nvim: str, setup: str, workspace: Path, file: Path, fix: str, home: Path) -> dict[str, Any]:
+    """Like run_nvim, but with no configuration at all: ``nvim --clean`` with only this checkout on 'runtimepath'
+    (the plugin layout: ftdetect/, lsp/, lua/) and the one Lua line ``setup`` a user would write."""
+    home.mkdir(parents=True, exist_ok=True)
+    out = home / "result.json"
+    settings = {"file": str(file), "fix": fix, "out": str(out)}
+    cmd = [
+        nvim,
+        "--clean",
+        "--headless",
+        "-n",
+        "--cmd",
+        f"set rtp^={REPO}",
+        "--cmd",
+        f"lua {setup}",
+        "--cmd",
+        f"lua vim.g.heredoc_test = vim.json.decode([==[{json.dumps(settings)}]==])",
+        "-c",
+        f"luafile {HERE / 'nvim_driver.lua'}",
+    ]
+    proc = subprocess.run(
+        cmd, cwd=workspace, env=editor_env(home), capture_output=True, text=True, timeout=TIMEOUT, check=False
+    )
+    assert out.exists(), f"neovim wrote nothing (exit {proc.returncode})\n{proc.stdout}\n{proc.stderr}\n{lsp_log(home)}"
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    result["log"] = lsp_log(home)
+    return result
+
+
+def nvim_filetypes(nvim: str, files: list[Path], home: Path) -> dict[str, str]:
+    """The file type ``nvim --clean`` with only this checkout on 'runtimepath' gives each file."""
+    home.mkdir(parents=True, exist_ok=True)
+    out = home / "filetypes.json"
+    lua = (
+        f"local files = vim.json.decode([==[{json.dumps([str(f) for f in files])}]==]) "
+        "local seen = {} "
+        "for _, f in ipairs(files) do vim.cmd('edit ' .. vim.fn.fnameescape(f)); seen[f] = vim.bo.filetype end "
+        f"local h = io.open([==[{out}]==], 'w') h:write(vim.json.encode(seen)) h:close()"
+    )
+    cmd = [nvim, "--clean", "--headless", "-n", "--cmd", f"set rtp^={REPO}", "-c", f"lua {lua}", "-c", "qa!"]
+    proc = subprocess.run(cmd, env=editor_env(home), capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    assert out.exists(), f"neovim wrote nothing (exit {proc.returncode})\n{proc.stdout}\n{proc.stderr}"
+    seen: dict[str, str] = json.loads(out.read_text(encoding="utf-8"))
+    return seen
+
+
+def nvim_lua_json(nvim: str, expression: str, home: Path) -> Any:
+    """The value of a Lua expression in ``nvim --clean`` with this checkout on 'runtimepath', through JSON."""
+    home.mkdir(parents=True, exist_ok=True)
+    out = home / "value.json"
+    lua = f"local h = io.open([==[{out}]==], 'w') h:write(vim.json.encode({expression})) h:close()"
+    cmd = [nvim, "--clean", "--headless", "-n", "--cmd", f"set rtp^={REPO}", "-c", f"lua {lua}", "-c", "qa!"]
+    proc = subprocess.run(cmd, env=editor_env(home), capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    assert out.exists(), f"neovim wrote nothing (exit {proc.returncode})\n{proc.stdout}\n{proc.stderr}"
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
 def lsp_log(home: Path) -> str:
     logs = list(home.rglob("lsp.log"))
     return "\n".join(p.read_text(encoding="utf-8", errors="replace")[-4000:] for p in logs)

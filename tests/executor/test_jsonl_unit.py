@@ -80,7 +80,7 @@ async def test_stdin_listener_skips_long_lines_and_reads_to_eof() -> None:
     await asyncio.wait_for(eof, 10)
     os.close(r)
     assert [type(g).__name__ for g in got] == ["InboundProblem", "Inbound", "InboundProblem", "Inbound"]
-    assert isinstance(got[0], InboundProblem) and got[0].message == "line too long; skipped"
+    assert isinstance(got[0], InboundProblem) and got[0].message == f"line longer than {MAX_LINE_BYTES} bytes; skipped"
     assert isinstance(got[3], Inbound) and got[3].payload == {"reason": "last, no newline"}
 
 

@@ -15,7 +15,7 @@ from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.events import TERMINAL_TYPES, RunEvent
 from heredoc_lsp.executor.model import RunOptions
 from heredoc_lsp.executor.sandbox import UNISOLATED_NOTE
-from heredoc_lsp.executor.script_run import run_script
+from heredoc_lsp.executor.script_run import command_result_text, run_script
 
 from .conftest import processes_with, unique_sleep
 
@@ -96,13 +96,39 @@ async def test_stops_at_first_failure_unless_keep_going(tmp_path: Path) -> None:
     await run_script(path, options=opts(), workspace=tmp_path, sink=rec, config=DEFAULT_CONFIG)
     end = rec.terminal()
     assert (end.type, end.payload["code"]) == ("run.failed", "command_failed")
-    assert end.payload["message"] == "line 2: Ran 'false' (exit code 1); 1 later command not run"
+    assert end.payload["message"] == "line 2: false (exit 1); 1 later command not run"
     assert len(end.payload["results"]) == 2
     rec = Recorder()
     await run_script(path, options=opts(keep_going=True), workspace=tmp_path, sink=rec, config=DEFAULT_CONFIG)
     end = rec.terminal()
     assert end.type == "run.failed"
     assert [r["status"] for r in end.payload["results"]] == ["ok", "failed", "ok"]
+
+
+async def test_keep_going_failure_names_every_failed_command(tmp_path: Path) -> None:
+    path = script(tmp_path, "false\necho ok\nsh -c 'exit 3'\n")
+    rec = Recorder()
+    await run_script(path, options=opts(keep_going=True), workspace=tmp_path, sink=rec, config=DEFAULT_CONFIG)
+    end = rec.terminal()
+    assert end.payload["message"] == "2 of 3 commands failed: line 1: false (exit 1); line 3: sh -c 'exit 3' (exit 3)"
+
+
+def test_command_result_text_never_nests_quotes() -> None:
+    result = {"status": "ok", "line": 3, "command": "python3 -c 'import sys'", "exit_code": 0, "duration_s": 0.041}
+    assert command_result_text(result) == "[OK] line 3: python3 -c 'import sys' (exit 0, 0.04 s)"
+    cancelled = {**result, "status": "cancelled", "exit_code": None}
+    assert command_result_text(cancelled, cancel_reason="interrupted") == (
+        "[INTERRUPTED] line 3: python3 -c 'import sys' (after 0.04 s)"
+    )
+    assert command_result_text({**result, "exit_code": -9, "status": "failed"}, timed=False) == (
+        "[FAILED] line 3: python3 -c 'import sys' (killed by SIGKILL)"
+    )
+
+
+def test_reply_summary_quotes_never_nest() -> None:
+    assert engine.quote_command("make") == "'make'"
+    assert engine.quote_command("python3 -c 'import sys'") == "\"python3 -c 'import sys'\""
+    assert engine.quote_command("echo \"a\" 'b'") == "echo \"a\" 'b'"
 
 
 async def test_timeout_result_wording(tmp_path: Path) -> None:

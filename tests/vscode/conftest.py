@@ -12,10 +12,16 @@ CLIENT = ROOT / "client-vscode"
 
 
 @pytest.fixture(scope="session")
-def vsix() -> Path:
-    """Build the extension package from the working tree (grammars, bundled server, esbuild bundle)."""
+def vsix_build() -> subprocess.CompletedProcess[str]:
+    """Build the extension package from the working tree (grammars, bundled server, esbuild bundle); stderr holds
+    vsce's messages."""
     result = subprocess.run([str(CLIENT / "build-vsix.sh")], capture_output=True, text=True, timeout=600, check=False)
     assert result.returncode == 0, f"build-vsix.sh failed:\n{result.stdout}\n{result.stderr}"
-    path = Path(result.stdout.strip().splitlines()[-1])
-    assert path.is_file(), result.stdout
+    return result
+
+
+@pytest.fixture(scope="session")
+def vsix(vsix_build: subprocess.CompletedProcess[str]) -> Path:
+    path = Path(vsix_build.stdout.strip().splitlines()[-1])
+    assert path.is_file(), vsix_build.stdout
     return path

@@ -5,15 +5,25 @@ LLM, save its reply as ``inbox/<anything>.txt``. ``agent watch`` applies every `
 the active session, writes the next outbox and moves the reply to ``inbox/processed/``; ``--once`` stops when the
 inbox is empty. The agent root (``--workspace``, default the current directory) is also the workspace the
 replies change.
+
+Exactly once (SPEC §6 "Trust"): a reply is applied only when it is complete (unchanged for ``--settle`` seconds),
+never twice (the ledger ``.heredoc-lsp/replies.json`` is shared with ``apply``; a reply interrupted by a kill is
+reported and moved to ``inbox/processed/``, not re-applied), a declined reply is not offered again, and a file that
+a run or a reply wrote into ``inbox/`` is refused and moved to ``inbox/refused/``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heredoc_lsp.cli.run import add_common_arguments
+
+if TYPE_CHECKING:
+    from heredoc_lsp.executor.agent import AgentPaths, ReplyLedger
 
 
 def add_parser(subparsers: Any) -> None:
@@ -30,7 +40,14 @@ def add_parser(subparsers: Any) -> None:
     new.set_defaults(handler=run)
     watch = sub.add_parser("watch", help="apply inbox/*.txt replies as they arrive, oldest first")
     watch.add_argument("--once", action="store_true", help="process what is in the inbox now, then stop")
-    watch.add_argument("--interval", type=float, default=1.0, metavar="S", help="seconds between inbox scans")
+    watch.add_argument("--interval", type=float, default=0.2, metavar="S", help="seconds between inbox scans")
+    watch.add_argument(
+        "--settle",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="a reply is applied once its size and time stamp have not changed for S seconds (it is complete)",
+    )
     add_common_arguments(watch)
     watch.set_defaults(handler=run)
     p.set_defaults(handler=_usage(p))
@@ -63,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
         fmt = output_format(args, config)
         if args.agent_command == "new":
             return _new(args, root, config, fmt)
-        if args.interval <= 0:
-            raise UsageError("--interval must be positive")
+        if args.interval <= 0 or args.settle < 0:
+            raise UsageError("--interval must be positive and --settle not negative")
         return asyncio.run(_watch(args, root, config, fmt))
     except UsageError as exc:
         sys.stderr.write(f"heredoc-lsp: {exc}\n")
@@ -115,8 +132,14 @@ async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) ->
     from rich.console import Console
 
     from heredoc_lsp.cli.progress import TextDisplay
-    from heredoc_lsp.cli.run_common import UsageError, build_options
-    from heredoc_lsp.executor.agent import AgentPaths, move_processed, pending_replies
+    from heredoc_lsp.cli.run_common import EXIT_INTERRUPTED, EXIT_TERMINATED, UsageError, build_options
+    from heredoc_lsp.executor.agent import (
+        AgentPaths,
+        LedgerError,
+        ReplyLedger,
+        SettleTracker,
+        inbox_snapshot,
+    )
     from heredoc_lsp.executor.control import RunControl
     from heredoc_lsp.executor.events import EventSink
     from heredoc_lsp.executor.jsonl import RUN_CANCEL, RUN_INPUT, Inbound, InboundProblem, JsonlWriter, StdinListener
@@ -128,15 +151,21 @@ async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) ->
         raise UsageError(f"{root} has no sessions/ folder: start one with 'heredoc-lsp agent new TASK'")
     if fmt == "text" and options.confirm == "always" and not sys.stdin.isatty():
         raise UsageError('confirmation required (confirm = "always") but standard input is not a terminal: pass --yes')
+    ledger = ReplyLedger(paths)
+    try:
+        ledger.records()
+    except LedgerError as exc:
+        raise UsageError(str(exc)) from None
     loop = asyncio.get_running_loop()
-    state: dict[str, Any] = {"control": RunControl(), "stop": None}
+    state: dict[str, Any] = {"control": RunControl(), "stop": None, "signal": None}
 
-    def stop(reason: str) -> None:
+    def stop(reason: str, signum: int | None = None) -> None:
         state["stop"] = reason
+        state["signal"] = state["signal"] or signum
         state["control"].cancel(reason)
 
-    for signum, reason in ((signal.SIGINT, "interrupted (SIGINT)"), (signal.SIGTERM, "terminated (SIGTERM)")):
-        loop.add_signal_handler(signum, stop, reason)
+    for signum, reason in ((signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")):
+        loop.add_signal_handler(signum, stop, reason, signum)
     console = Console(highlight=False)
     writer = JsonlWriter(sys.stdout.buffer) if fmt == "json" else None
     if writer is not None:
@@ -162,17 +191,49 @@ async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) ->
         StdinListener(sys.stdin.fileno(), loop, on_message, on_problem, on_eof).start()
     else:
         console.print(f"Watching {paths.inbox} (Ctrl-C to stop)", style="bold")
+
+    def notice(text: str) -> None:
+        if writer is not None:
+            sys.stderr.write(f"heredoc-lsp: {text}\n")
+            sys.stderr.flush()
+        else:
+            console.print(text, soft_wrap=True, markup=False)
+
+    tracker = SettleTracker(args.settle)
+    passed: set[tuple[str, str]] = set()  # replies declined or left unanswered: not offered again
     failed = False
     while state["stop"] is None:
-        replies = pending_replies(paths)
-        if not replies:
-            if args.once:
-                break
-            await asyncio.sleep(args.interval)
-            continue
-        for reply in replies:
+        snapshot = inbox_snapshot(paths)
+        settled, waiting = tracker.update(snapshot, loop.time())
+        acted = False
+        for name in sorted(settled, key=lambda n: (snapshot[n][1], n)):
             if state["stop"] is not None:
                 break
+            reply = paths.inbox / name
+            try:
+                verdict = _triage(paths, ledger, reply)
+            except LedgerError as exc:
+                notice(f"{exc}; stopping")
+                return 1
+            if verdict is None:
+                continue  # gone meanwhile
+            action, digest, message = verdict
+            if action == "refuse":
+                where = _move(paths, reply, paths.refused)
+                notice(f"[REFUSED] {message}; moved to {where}")
+                acted = True
+                continue
+            if action == "done":
+                where = _move(paths, reply, paths.processed)
+                notice(f"{message}; moved to {where}")
+                acted = True
+                continue
+            if (name, digest) in passed:
+                continue
+            if action == "declined":
+                passed.add((name, digest))
+                notice(f"Skipped {name}: {message}")
+                continue
             control: RunControl = state["control"]
             sink: EventSink
             display = None
@@ -195,15 +256,83 @@ async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) ->
             finally:
                 if display is not None:
                     display.close()
+            acted = True
             if outcome.status == "cancelled":
-                break
+                if state["stop"] is not None:
+                    break
+                passed.add((name, digest))  # declined (remembered in the ledger) or unanswered
+                state["control"] = RunControl()
+                continue
             failed = failed or outcome.status == "failed"
-            move_processed(paths, reply)
-            if writer is None:
-                console.print(f"Moved {reply.name} to {paths.processed}/", style="dim")
+            if reply.exists():
+                where = _move(paths, reply, paths.processed)
+                if writer is None:
+                    console.print(f"Moved {name} to {where.parent}/", style="dim")
             if state["control"].failure is not None:
                 break
             state["control"] = RunControl() if state["stop"] is None else state["control"]
+        if state["stop"] is not None or state["control"].failure is not None:
+            break
+        if args.once and waiting == 0 and not acted:
+            break
+        if not acted:
+            await asyncio.sleep(args.interval)
     if state["stop"] is not None and fmt == "text":
         console.print(f"Stopped: {state['stop']}")
+    if state["signal"] is not None:
+        return EXIT_INTERRUPTED if state["signal"] == signal.SIGINT else EXIT_TERMINATED
     return 1 if failed or state["control"].failure is not None else 0
+
+
+def _triage(paths: AgentPaths, ledger: ReplyLedger, reply: Path) -> tuple[str, str, str] | None:
+    """What ``agent watch`` does with a settled inbox file: (action, digest, message); None when it is gone.
+
+    Actions: ``refuse`` (not a regular file, or written by a run or a reply), ``done`` (already applied or
+    interrupted: never applied again), ``declined`` (a person said no earlier), ``apply``.
+    """
+    from heredoc_lsp.executor.agent import HANDLED, file_digest
+    from heredoc_lsp.executor.reply_apply import already_applied_message
+
+    name = reply.name
+    try:
+        st = os.lstat(reply)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return "refuse", "", f"{name} is not a regular file (a symlink or a special file); it is never applied"
+    try:
+        digest = file_digest(reply)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return "refuse", "", f"{name} cannot be read ({exc.strerror or exc})"
+    untrusted = ledger.untrusted(digest)
+    if untrusted is not None:
+        return (
+            "refuse",
+            digest,
+            f"{name} {untrusted.note} (at {untrusted.at}): a command or a reply may have written it, so it is "
+            f"never applied by 'agent watch'. If you wrote it yourself, apply it with 'heredoc-lsp apply FILE'",
+        )
+    record = ledger.find(digest, name)
+    if record is not None and record.state in HANDLED:
+        if record.state == "applied":
+            return "done", digest, f"[SKIPPED] {already_applied_message(name, record)}"
+        return (
+            "done",
+            digest,
+            f"[INTERRUPTED] {name} was being applied when heredoc-lsp stopped (started at {record.at}); it is "
+            "not applied again: check the workspace and write a new reply",
+        )
+    if record is not None and record.state == "declined":
+        return "declined", digest, f"declined at {record.at}; not asked again (apply it with 'heredoc-lsp apply')"
+    return "apply", digest, ""
+
+
+def _move(paths: AgentPaths, reply: Path, folder: Path) -> Path:
+    from heredoc_lsp.executor.agent import move_processed
+
+    try:
+        return move_processed(paths, reply, folder)
+    except OSError:
+        return reply

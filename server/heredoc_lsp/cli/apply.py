@@ -20,8 +20,9 @@ def add_parser(subparsers: Any) -> None:
         help="apply an inbox reply (CREATE_FILE, EDIT_FILE, RUN_COMMAND...) to the workspace",
         description="Apply the commands of REPLY to the workspace (default: the agent root for inbox/x.txt, else "
         "the config file's folder, else the reply's folder). With an active session, write the next outbox. "
-        "Exit 0 when completed or cancelled (FAILED commands are results, not a failed run), 1 when failed, "
-        "2 on usage errors.",
+        "Exit 0 when completed (FAILED commands are results, not a failed run), 1 when failed, 2 on usage errors "
+        "(a file with no commands at all is not a reply), 130 when cancelled. A reply is applied only once "
+        "(the ledger .heredoc-lsp/replies.json of an agent root).",
     )
     p.add_argument("reply", nargs="?", metavar="REPLY", help="the reply file (JSON mode: may come in run.start)")
     group = p.add_mutually_exclusive_group()
@@ -32,9 +33,10 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from collections.abc import Mapping
     from typing import Literal
 
-    from heredoc_lsp.cli.run_common import Request, file_preparer, main_for
+    from heredoc_lsp.cli.run_common import Request, UsageError, file_preparer, main_for
     from heredoc_lsp.executor.control import RunControl
     from heredoc_lsp.executor.events import EventSink
     from heredoc_lsp.executor.model import RunOutcome
@@ -55,4 +57,28 @@ def run(args: argparse.Namespace) -> int:
             run_id=request.run_id,
         )
 
-    return main_for(args, Path(args.reply) if args.reply else None, file_preparer(args), start)
+    prepare_file = file_preparer(args)
+
+    def prepare(path: Path, overrides: Mapping[str, Any] | None) -> Request:
+        request = prepare_file(path, overrides)
+        if not _has_commands(path):
+            raise UsageError(
+                f"{path}: not a reply: it holds no commands ([CREATE_FILE], [EDIT_FILE], [RUN_COMMAND], ...); "
+                "nothing was applied"
+            )
+        return request
+
+    return main_for(args, Path(args.reply) if args.reply else None, prepare, start)
+
+
+def _has_commands(path: Path) -> bool:
+    """Whether the file holds at least one inbox command (a usage error otherwise: it is not a reply)."""
+    from heredoc_lsp.analysis.decode import decode_document
+    from heredoc_lsp.syntax.inbox import parse_inbox
+    from heredoc_lsp.syntax.text import split_lines
+
+    try:
+        text = decode_document(path.read_bytes()).text
+    except OSError:
+        return True  # the run reports the read error itself
+    return bool(parse_inbox(split_lines(text)).commands)

@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from heredoc_lsp.executor.control import RunControl
+from heredoc_lsp.executor.engine import short_command
 from heredoc_lsp.executor.events import (
     ARTIFACT,
     CANCELLED,
@@ -31,6 +32,7 @@ from heredoc_lsp.executor.events import (
     STARTED,
     RunEvent,
 )
+from heredoc_lsp.executor.script_run import CANCEL_LABELS, command_result_text
 
 LIVE_LINES = 12
 _STYLE = {"ok": "green", "skipped": "yellow", "cancelled": "yellow"}
@@ -162,8 +164,15 @@ class TextDisplay:
         self._results.append(r)
         status = str(r.get("status", ""))
         style = _STYLE.get(status, "red") if self.live_enabled else None
-        took = f" ({r['duration_s']:.1f}s)" if self.live_enabled and r.get("duration_s", 0) >= 0.05 else ""
-        self._print(f"{r.get('text', '')}{took}", style=style)
+        reason = self.control.reason
+        if r.get("kind") == "command":  # a .cli line, in the script's own words (with its time)
+            self._print(command_result_text(r, cancel_reason=reason), style=style)
+        elif status == "cancelled" and reason in CANCEL_LABELS:  # Ctrl-C or SIGTERM, not a failure of the step
+            shown = short_command(str(r.get("command") or r.get("path") or ""))
+            self._print(f"[{CANCEL_LABELS[reason]}] {r.get('kind', '')}: {shown}", style=style)
+        else:
+            took = f" ({r['duration_s']:.1f}s)" if self.live_enabled and r.get("duration_s", 0) >= 0.05 else ""
+            self._print(f"{r.get('text', '')}{took}", style=style)
         output = str(r.get("output", ""))
         if output:
             if r.get("kind") in ("MESSAGE", "DONE"):
@@ -210,9 +219,14 @@ class TextDisplay:
                 str(r.get("kind", "")),
                 Text(status, style=_STYLE.get(status, "red")),
                 f"{r.get('duration_s', 0):.1f}s",
-                escape(str(r.get("summary", ""))),
+                escape(self._summary_of(r)),
             )
         self.console.print(table)
+
+    def _summary_of(self, r: dict[str, Any]) -> str:
+        if r.get("kind") == "command":
+            return command_result_text(r, cancel_reason=self.control.reason, timed=False).partition("] ")[2]
+        return str(r.get("summary", ""))
 
     def _completed(self, p: dict[str, Any]) -> None:
         self._stop_live()
@@ -234,7 +248,9 @@ class TextDisplay:
     def _cancelled(self, p: dict[str, Any]) -> None:
         self._stop_live()
         self._summary_table()
-        self._print(f"Cancelled: {p.get('reason', '')}", style="bold yellow" if self.live_enabled else None)
+        reason = str(p.get("reason", ""))
+        text = f"{reason.capitalize()}." if reason in CANCEL_LABELS else f"Cancelled: {reason}"
+        self._print(text, style="bold yellow" if self.live_enabled else None)
 
     def close(self) -> None:
         with self._lock:

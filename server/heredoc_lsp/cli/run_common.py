@@ -4,7 +4,9 @@ JSON mode (SPEC §7): events on stdout only; stdin is read for the whole run: ``
 no file is on the command line (``options``: ``timeout_s``, ``sandbox``, ``keep_going``, ``yes``; others are
 ignored; the message's ``run_id`` becomes the run's), ``run.input {question_id, value}``, ``run.cancel
 {reason?}``. Problems with input lines go to stderr and reading goes on; a wrong ``v`` ends the run with
-``unsupported_version``; end of file before ``run.start`` is a ``protocol_error``.
+``unsupported_version``; end of file before ``run.start`` is a ``protocol_error``. SIGINT/SIGTERM end the process
+at any time, before ``run.start`` too. Exit codes (SPEC §7): 0 completed, 1 failed, 2 usage, 130 cancelled (143
+when SIGTERM ended it).
 
 Imported only inside the subcommands' ``run()`` (it pulls in the executor and rich).
 """
@@ -171,20 +173,34 @@ def file_preparer(args: argparse.Namespace) -> Preparer:
     return prepare
 
 
-def _install_signals(loop: asyncio.AbstractEventLoop, control: RunControl, got: dict[str, int]) -> None:
+def _install_signals(
+    loop: asyncio.AbstractEventLoop,
+    control: RunControl,
+    got: dict[str, int],
+    also: Callable[[str], None] | None = None,
+) -> None:
+    """SIGINT/SIGTERM cancel the run (its commands' process groups are killed); ``also`` hears the reason too."""
+
     def on_signal(signum: int, reason: str) -> None:
         got.setdefault("signal", signum)
         control.cancel(reason)
+        if also is not None:
+            also(reason)
 
-    for signum, reason in ((signal.SIGINT, "interrupted (SIGINT)"), (signal.SIGTERM, "terminated (SIGTERM)")):
+    for signum, reason in ((signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, on_signal, signum, reason)
 
 
 def _exit_code(outcome: RunOutcome, got: dict[str, int]) -> int:
-    if outcome.status == "cancelled" and "signal" in got:
-        return EXIT_INTERRUPTED if got["signal"] == signal.SIGINT else EXIT_TERMINATED
+    """SPEC §7: 0 completed, 1 failed, 130 cancelled (143 when SIGTERM ended it)."""
+    if outcome.status == "cancelled":
+        return _cancelled_exit(got)
     return outcome.exit_code
+
+
+def _cancelled_exit(got: dict[str, int]) -> int:
+    return EXIT_TERMINATED if got.get("signal") == signal.SIGTERM else EXIT_INTERRUPTED
 
 
 async def run_json(path: Path | None, prepare: Preparer, start: Starter) -> int:
@@ -193,8 +209,13 @@ async def run_json(path: Path | None, prepare: Preparer, start: Starter) -> int:
     writer = JsonlWriter(sys.stdout.buffer)
     control = RunControl()
     got: dict[str, int] = {}
-    _install_signals(loop, control, got)
     pending: asyncio.Future[Inbound | tuple[str, str, str | None]] = loop.create_future()
+
+    def on_signal(reason: str) -> None:
+        if not pending.done():
+            pending.set_result(("cancel", reason, None))
+
+    _install_signals(loop, control, got, on_signal)
 
     def on_message(msg: Inbound) -> None:
         if msg.type == RUN_START:
@@ -240,7 +261,7 @@ async def run_json(path: Path | None, prepare: Preparer, start: Starter) -> int:
             em = RunEmitter(run_id or new_id("run"), writer)
             if kind == "cancel":
                 em.cancelled(message)
-                return 0
+                return _cancelled_exit(got)
             em.failed("unsupported_version" if kind == "version" else "protocol_error", message)
             return 1
         options = first.payload.get("options")

@@ -5,29 +5,40 @@ Layout under an agent root (the workspace the replies change)::
     sessions/<id>.json          session state (atomic writes)
     outbox/<id>_seq0001.txt     what to send to the LLM (atomic writes)
     inbox/*.txt                 the LLM's replies, processed oldest first by ``agent watch``
-    inbox/processed/            replies already applied
+    inbox/processed/            replies already applied (or interrupted: never applied twice)
+    inbox/refused/              files that a run or a reply wrote into inbox/ (never applied by ``agent watch``)
+    .heredoc-lsp/replies.json   the reply ledger shared by ``apply`` and ``agent watch`` (atomic writes)
 
 Replies may not touch ``inbox/``, ``outbox/`` or ``sessions/`` (see :class:`heredoc_lsp.executor.files.Workspace`).
+
+The ledger makes applying exactly-once: a reply (keyed by its content's SHA-256 and its file name) is marked
+``started`` before its first command runs, so a process killed in the middle leaves a record that stops any
+re-application; ``declined`` replies are not offered again; files that appeared or changed in ``inbox/`` while a
+run or a reply was executing are recorded ``untrusted`` (a command may have forged them).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
 import json
 import os
 import re
 import secrets
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Literal, get_args
 
 from heredoc_lsp.executor.environment import Redactor, secret_values
 from heredoc_lsp.executor.files import FileOpError, Workspace, atomic_write_text
 from heredoc_lsp.executor.model import StepResult
 from heredoc_lsp.executor.protocol_text import CONTINUATION_PROMPT, protocol_text
 
-AGENT_DIRS = ("inbox", "outbox", "sessions")
+AGENT_DIRS = ("inbox", "outbox", "sessions", ".heredoc-lsp")
 SESSION_ID = re.compile(r"[0-9a-f]{8}")
 LISTING_LIMIT = 500
 
@@ -133,8 +144,16 @@ class AgentPaths:
         return self.root / "outbox"
 
     @property
+    def refused(self) -> Path:
+        return self.root / "inbox" / "refused"
+
+    @property
     def sessions(self) -> Path:
         return self.root / "sessions"
+
+    @property
+    def ledger(self) -> Path:
+        return self.root / ".heredoc-lsp" / "replies.json"
 
     def session_file(self, session_id: str) -> Path:
         return self.sessions / f"{session_id}.json"
@@ -320,13 +339,197 @@ def pending_replies(paths: AgentPaths) -> list[Path]:
     return [p for _, _, p in sorted(found)]
 
 
-def move_processed(paths: AgentPaths, reply: Path) -> Path:
-    """Move an applied reply to ``inbox/processed/`` (a numbered name when one is already there)."""
-    paths.processed.mkdir(parents=True, exist_ok=True)
-    target = paths.processed / reply.name
+def move_processed(paths: AgentPaths, reply: Path, folder: Path | None = None) -> Path:
+    """Move a reply to ``inbox/processed/`` (or ``folder``), under a numbered name when one is already there."""
+    folder = folder or paths.processed
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / reply.name
     n = 1
     while target.exists():
-        target = paths.processed / f"{reply.stem}.{n}{reply.suffix}"
+        target = folder / f"{reply.stem}.{n}{reply.suffix}"
         n += 1
     os.replace(reply, target)
     return target
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The reply ledger
+
+ReplyState = Literal["started", "applied", "interrupted", "declined", "untrusted"]
+REPLY_STATES: Final = frozenset(get_args(ReplyState))
+#: A reply in one of these states has run (at least in part): it is never applied again.
+HANDLED: Final = frozenset({"started", "applied", "interrupted"})
+
+
+class LedgerError(Exception):
+    """The ledger cannot be read or written: nothing is applied (exactly-once cannot be promised)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyRecord:
+    """One entry of ``.heredoc-lsp/replies.json``."""
+
+    digest: str
+    name: str
+    state: ReplyState
+    at: str = field(default_factory=_now)
+    note: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"digest": self.digest, "name": self.name, "state": self.state, "at": self.at, "note": self.note}
+
+
+def content_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of a regular file's bytes, read in chunks (OSError for a symlink, a FIFO or anything else)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        h = hashlib.sha256()
+        while chunk := f.read(1 << 16):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+class ReplyLedger:
+    """The processed-replies ledger of an agent root; every change is a locked read-modify-write, written atomically."""
+
+    def __init__(self, paths: AgentPaths) -> None:
+        self.file = paths.ledger
+
+    def records(self) -> list[ReplyRecord]:
+        try:
+            text = self.file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise LedgerError(f"cannot read the reply ledger {self.file}: {exc.strerror or exc}") from None
+        try:
+            data = json.loads(text)
+            records = [
+                ReplyRecord(str(r["digest"]), str(r["name"]), r["state"], str(r.get("at", "")), str(r.get("note", "")))
+                for r in data["replies"]
+            ]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise LedgerError(f"the reply ledger {self.file} is not valid ({exc}); fix or remove it") from None
+        if any(r.state not in REPLY_STATES for r in records):
+            raise LedgerError(f"the reply ledger {self.file} has an unknown state; fix or remove it")
+        return records
+
+    def find(self, digest: str, name: str) -> ReplyRecord | None:
+        """The latest record of this reply (same content and file name), ``untrusted`` records aside."""
+        found = [r for r in self.records() if r.digest == digest and r.name == name and r.state != "untrusted"]
+        return found[-1] if found else None
+
+    def untrusted(self, digest: str) -> ReplyRecord | None:
+        """The record saying that this content (under any name) was written into inbox/ by a run or a reply."""
+        found = [r for r in self.records() if r.state == "untrusted" and r.digest == digest]
+        return found[-1] if found else None
+
+    def mark(self, record: ReplyRecord) -> None:
+        """Store ``record``, replacing the earlier record of the same reply (an ``untrusted`` one is never replaced)."""
+        self._store(record, claim=False)
+
+    def claim(self, record: ReplyRecord) -> ReplyRecord | None:
+        """Store ``record`` (``started``) unless the reply has run already: then store nothing and return that record.
+
+        Check and write happen under one lock, so two processes (``apply`` and ``agent watch``) never both start it.
+        """
+        return self._store(record, claim=True)
+
+    def _store(self, record: ReplyRecord, *, claim: bool) -> ReplyRecord | None:
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with _locked(self.file.with_name("replies.lock")):
+                records = self.records()
+                same = [r for r in records if r.digest == record.digest and r.name == record.name]
+                earlier = [r for r in same if r.state in HANDLED]
+                if claim and earlier:
+                    return earlier[-1]
+                kept = [r for r in records if r.state == "untrusted" or r not in same]
+                kept.append(record)
+                payload = {"version": 1, "replies": [r.to_json() for r in kept]}
+                atomic_write_text(self.file, json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
+        except OSError as exc:
+            raise LedgerError(f"cannot write the reply ledger {self.file}: {exc.strerror or exc}") from None
+        return None
+
+
+@contextlib.contextmanager
+def _locked(lock_file: Path) -> Iterator[None]:
+    fd = os.open(lock_file, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+InboxSnapshot = dict[str, tuple[int, int, int]]
+
+
+def inbox_snapshot(paths: AgentPaths) -> InboxSnapshot:
+    """``inbox/*.txt`` as name → (inode, mtime in ns, size): what a later snapshot is compared with."""
+    seen: InboxSnapshot = {}
+    with contextlib.suppress(OSError), os.scandir(paths.inbox) as entries:
+        for entry in entries:
+            if not entry.name.endswith(".txt"):
+                continue
+            with contextlib.suppress(OSError):
+                st = entry.stat(follow_symlinks=False)
+                seen[entry.name] = (st.st_ino, st.st_mtime_ns, st.st_size if stat.S_ISREG(st.st_mode) else -1)
+    return seen
+
+
+@contextlib.contextmanager
+def guard_inbox(root: Path, what: str) -> Iterator[None]:
+    """Around a run or a reply's commands: files that appear or change in ``inbox/`` meanwhile become untrusted."""
+    paths = AgentPaths(root)
+    if not paths.is_agent_root():
+        yield
+        return
+    before = inbox_snapshot(paths)
+    try:
+        yield
+    finally:
+        after = inbox_snapshot(paths)
+        ledger = ReplyLedger(paths)
+        for name, sig in sorted(after.items()):
+            if before.get(name) == sig:
+                continue
+            try:
+                digest = file_digest(paths.inbox / name)
+            except OSError:
+                continue  # not a regular file: ``agent watch`` refuses those anyway
+            note = f"appeared or changed in inbox/ while {what} was executing"
+            ledger.mark(ReplyRecord(digest, name, "untrusted", note=note))
+
+
+class SettleTracker:
+    """Which inbox files are complete: their (inode, mtime, size) has not changed for ``settle_s`` seconds."""
+
+    def __init__(self, settle_s: float) -> None:
+        self.settle_s = settle_s
+        self._since: dict[str, tuple[tuple[int, int, int], float]] = {}
+
+    def update(self, snapshot: InboxSnapshot, now: float) -> tuple[list[str], int]:
+        """Names that are settled now, and how many are still changing (or were first seen too recently)."""
+        settled: list[str] = []
+        waiting = 0
+        for name in list(self._since):
+            if name not in snapshot:
+                del self._since[name]
+        for name, sig in snapshot.items():
+            known = self._since.get(name)
+            if known is None or known[0] != sig:
+                self._since[name] = (sig, now)
+                waiting += 1
+            elif now - known[1] >= self.settle_s:
+                settled.append(name)
+            else:
+                waiting += 1
+        return settled, waiting

@@ -146,7 +146,7 @@ class RunContext:
         shown = short_command(text)
         status: StepStatus
         if done.spawn_error is not None:
-            status, summary = "failed", f"Could not run '{shown}': {done.spawn_error}"
+            status, summary = "failed", f"Could not run {quote_command(shown)}: {done.spawn_error}"
         elif done.cancelled:
             status, summary = "cancelled", f"Command cancelled ({done.cancel_reason}): {shown}"
         elif done.timed_out:
@@ -154,7 +154,7 @@ class RunContext:
         else:
             code = done.exit_code
             status = "ok" if code == 0 else "failed"
-            summary = f"Ran '{shown}' ({describe_exit(code)})"
+            summary = f"Ran {quote_command(shown)} ({describe_exit(code)})"
         result = StepResult(
             index=index,
             kind=kind,
@@ -199,6 +199,17 @@ def short_command(text: str, limit: int = 200) -> str:
     first, _, rest = text.partition("\n")
     shown = first if not rest else f"{first} ..."
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def quote_command(shown: str) -> str:
+    """``shown`` in the first quote character it does not contain (``'``, then ``"``), so quotes never nest.
+
+    A command holding both is shown as it is, without quotes of ours: ``Ran echo "a" 'b' (exit code 0)``.
+    """
+    for quote in ("'", '"'):
+        if quote not in shown:
+            return f"{quote}{shown}{quote}"
+    return shown
 
 
 def describe_exit(code: int | None) -> str:

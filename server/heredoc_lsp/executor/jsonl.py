@@ -4,7 +4,8 @@ Rules implemented here: every line written is one complete JSON object in UTF-8;
 objects, have no ``type`` or an unknown one are *problems* (reported, reading goes on); a ``v`` other than ``"1"``
 is a *version error* (the run fails with ``unsupported_version``); unknown fields are ignored. The stdin reader
 runs for the whole run in a daemon thread, so a blocked read never holds up the event loop, and end of file is
-just another notification.
+just another notification. A line longer than :data:`MAX_LINE_BYTES` is reported and skipped as it streams by
+(never held whole); one nested deeper than :data:`MAX_DEPTH` is reported without being decoded.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ RUN_START: Final = "run.start"
 RUN_INPUT: Final = "run.input"
 RUN_CANCEL: Final = "run.cancel"
 INBOUND_TYPES: Final = frozenset({RUN_START, RUN_INPUT, RUN_CANCEL})
-MAX_LINE_BYTES = 16 << 20
+MAX_LINE_BYTES: Final = 1 << 20
+MAX_DEPTH: Final = 64
+_OPENERS: Final = frozenset(b"[{")
 
 
 class JsonlWriter:
@@ -76,11 +79,13 @@ class Inbound:
 
 def parse_inbound(line: bytes | str) -> Inbound | InboundProblem:
     """Check one line of stdin against the envelope; never raises."""
+    data = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
+    if nesting_depth(data) > MAX_DEPTH:
+        return InboundProblem("malformed", f"JSON nested deeper than {MAX_DEPTH} levels")
     try:
-        text = line.decode("utf-8") if isinstance(line, bytes) else line
-        obj = json.loads(text)
-    except (UnicodeDecodeError, ValueError) as exc:
-        return InboundProblem("malformed", f"not a JSON line ({exc})")
+        obj = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return InboundProblem("malformed", f"not a JSON line ({type(exc).__name__}: {str(exc)[:200]})")
     if not isinstance(obj, dict):
         return InboundProblem("malformed", "not a JSON object")
     run_id = obj.get("run_id") if isinstance(obj.get("run_id"), str) else None
@@ -106,6 +111,34 @@ def parse_inbound(line: bytes | str) -> Inbound | InboundProblem:
         return InboundProblem("malformed", "run.input: payload.question_id (a string) is required", run_id)
     msg_id = obj.get("id") if isinstance(obj.get("id"), str) else None
     return Inbound(kind, payload, run_id, msg_id)
+
+
+def nesting_depth(data: bytes) -> int:
+    """The deepest ``[``/``{`` nesting of a JSON text, strings skipped; stops counting once past :data:`MAX_DEPTH`."""
+    if data.count(b"[") + data.count(b"{") <= MAX_DEPTH:
+        return 0  # cannot be deeper than the number of openers
+    depth = deepest = 0
+    i = 0
+    n = len(data)
+    while i < n:
+        c = data[i]
+        if c == 0x22:  # a string: skip to its closing quote, over escapes
+            i += 1
+            while i < n and data[i] != 0x22:
+                i += 2 if data[i] == 0x5C else 1
+        elif c in _OPENERS:
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_DEPTH:
+                    return deepest
+        elif c in (0x5D, 0x7D):
+            depth -= 1
+        i += 1
+    return deepest
+
+
+_TOO_LONG: Final = InboundProblem("malformed", f"line longer than {MAX_LINE_BYTES} bytes; skipped")
 
 
 class StdinListener:
@@ -141,7 +174,10 @@ class StdinListener:
     def _line(self, line: bytes) -> None:
         if not line.strip():
             return
-        parsed = parse_inbound(line)
+        try:
+            parsed = parse_inbound(line)
+        except Exception as exc:  # the reader must outlive any line
+            parsed = InboundProblem("malformed", f"line not readable ({type(exc).__name__})")
         if isinstance(parsed, Inbound):
             self._call(self._on_message, parsed)
         else:
@@ -168,13 +204,13 @@ class StdinListener:
                 if skipping:
                     skipping = False
                 elif len(line) > MAX_LINE_BYTES:
-                    self._call(self._on_problem, InboundProblem("malformed", "line too long; skipped"))
+                    self._call(self._on_problem, _TOO_LONG)
                 else:
                     self._line(line)
             scanned = len(pending)
             if len(pending) > MAX_LINE_BYTES:
                 if not skipping:
-                    self._call(self._on_problem, InboundProblem("malformed", "line too long; skipped"))
+                    self._call(self._on_problem, _TOO_LONG)
                     skipping = True
                 pending.clear()
                 scanned = 0

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from heredoc_lsp.executor.agent import (
     AGENT_DIRS,
+    HANDLED,
     AgentPaths,
+    LedgerError,
     OutboxSettings,
+    ReplyLedger,
+    ReplyRecord,
     Session,
     SessionError,
     active_session,
     advance_session,
+    content_digest,
+    guard_inbox,
     load_session,
 )
-from heredoc_lsp.executor.control import RunControl
+from heredoc_lsp.executor.control import RunCancelled, RunControl
 from heredoc_lsp.executor.engine import RunContext, RunRefused, count_summary, drive, short_command
 from heredoc_lsp.executor.events import EventSink
 from heredoc_lsp.executor.files import FileOpError, Workspace
@@ -164,9 +171,20 @@ async def apply_reply(
         ws = Workspace(root, protected=AGENT_DIRS if paths.is_agent_root() else ())
         source, _warnings = read_document(reply, text)
         parsed = parse_inbox(split_lines(source))
-        current = _find_session(paths, session)
         commands = parsed.commands
         n = len(commands)
+        current = _find_session(paths, session)
+        ledger: ReplyLedger | None = None
+        digest = ""
+        if paths.is_agent_root() and (session is not False or text is None):
+            ledger = ReplyLedger(paths)
+            digest = content_digest(source.encode("utf-8", "surrogateescape"))
+            try:
+                earlier = ledger.find(digest, reply.name)
+            except LedgerError as exc:
+                raise RunRefused("parse_error", f"{exc}; nothing was applied") from None
+            if earlier is not None and earlier.state in HANDLED:
+                raise RunRefused("parse_error", already_applied_message(reply.name, earlier))
         ctx.emitter.status(
             f"{_describe(commands)} for {root}" + (f" (session {current.session_id})" if current else ""),
             workspace=str(root),
@@ -175,54 +193,98 @@ async def apply_reply(
         )
         if any(c.name == "RUN_COMMAND" and c.ok for c in commands):
             ctx.sandbox()
-        await ctx.confirm(f"Apply {reply.name} to {root}: {_describe(commands)}?")
-        reads: list[str] = []
-        done: str | None = None
-        for i, command in enumerate(commands):
-            if done is not None:
-                ctx.record(StepResult(i, command.name, "skipped", "Skipped: comes after [DONE]", line=command.line + 1))
-                continue
-            ctx.control.check()
-            if not command.ok:
-                result = _error_result(i, command)
-            else:
-                result = await _apply_one(ctx, ws, i, n, command)
-            ctx.record(result)
-            if result.status == "cancelled":
-                ctx.control.check()
-            if command.name == "READ_FILE" and result.ok and command.path is not None:
-                reads.append(command.path)
-            if command.name == "DONE" and command.ok:
-                done = command.body or ""
-        summary = count_summary(ctx.results)
-        outbox: Path | None = None
-        if current is not None:
-            settings = OutboxSettings(opts.timeout_s, opts.max_output_chars, opts.read_max_chars, ctx.redactor)
-            updated, outbox = advance_session(paths, current, ctx.results, reads, done is not None, ws, settings)
-            session_file = paths.session_file(updated.session_id)
-            ctx.emitter.artifact(session_file.name, "session", str(session_file))
-            if outbox is not None:
-                ctx.emitter.artifact(outbox.name, "outbox", str(outbox))
-        extra: dict[str, object] = {"done": done is not None}
-        if done is not None:
-            extra["done_summary"] = done
-        if outbox is not None:
-            extra["outbox"] = str(outbox)
-        ctx.emitter.completed(summary, ctx.results_json(), **extra)
-        read_contents = []
-        for p in reads:
+        try:
+            await ctx.confirm(f"Apply {reply.name} to {root}: {_describe(commands)}?")
+        except RunCancelled:
+            if ledger is not None and not ctx.control.cancelled:  # a "no", not a cancel
+                ledger.mark(ReplyRecord(digest, reply.name, "declined"))
+            raise
+        if ledger is not None:
             try:
-                read_contents.append(ws.read_file(p, opts.read_max_chars, ctx.redactor))
-            except FileOpError:
-                continue
-        return RunOutcome(
-            ctx.run_id,
-            "completed",
-            tuple(ctx.results),
-            summary,
-            reads=tuple(read_contents),
-            done_summary=done,
-            outbox=outbox,
-        )
+                earlier = ledger.claim(ReplyRecord(digest, reply.name, "started"))
+            except LedgerError as exc:
+                raise RunRefused("parse_error", f"{exc}; nothing was applied") from None
+            if earlier is not None:  # another process started it while the question was open
+                raise RunRefused("parse_error", already_applied_message(reply.name, earlier))
+        with guard_inbox(root, f"reply {reply.name}"):
+            try:
+                outcome = await _apply_commands(ctx, ws, commands, paths, current, opts)
+            except RunCancelled as exc:
+                _settle_record(ledger, ReplyRecord(digest, reply.name, "interrupted", note=exc.reason))
+                raise
+        _settle_record(ledger, ReplyRecord(digest, reply.name, "applied"))
+        return outcome
 
     return await drive(ctx, {"kind": "reply", "path": str(reply.absolute())}, body)
+
+
+async def _apply_commands(
+    ctx: RunContext,
+    ws: Workspace,
+    commands: tuple[InboxCommand, ...],
+    paths: AgentPaths,
+    current: Session | None,
+    opts: RunOptions,
+) -> RunOutcome:
+    """The commands of a reply in order, then the session's next outbox; emits ``run.completed``."""
+    n = len(commands)
+    reads: list[str] = []
+    done: str | None = None
+    for i, command in enumerate(commands):
+        if done is not None:
+            ctx.record(StepResult(i, command.name, "skipped", "Skipped: comes after [DONE]", line=command.line + 1))
+            continue
+        ctx.control.check()
+        if not command.ok:
+            result = _error_result(i, command)
+        else:
+            result = await _apply_one(ctx, ws, i, n, command)
+        ctx.record(result)
+        if result.status == "cancelled":
+            ctx.control.check()
+        if command.name == "READ_FILE" and result.ok and command.path is not None:
+            reads.append(command.path)
+        if command.name == "DONE" and command.ok:
+            done = command.body or ""
+    summary = count_summary(ctx.results)
+    outbox: Path | None = None
+    if current is not None:
+        settings = OutboxSettings(opts.timeout_s, opts.max_output_chars, opts.read_max_chars, ctx.redactor)
+        updated, outbox = advance_session(paths, current, ctx.results, reads, done is not None, ws, settings)
+        session_file = paths.session_file(updated.session_id)
+        ctx.emitter.artifact(session_file.name, "session", str(session_file))
+        if outbox is not None:
+            ctx.emitter.artifact(outbox.name, "outbox", str(outbox))
+    extra: dict[str, object] = {"done": done is not None}
+    if done is not None:
+        extra["done_summary"] = done
+    if outbox is not None:
+        extra["outbox"] = str(outbox)
+    ctx.emitter.completed(summary, ctx.results_json(), **extra)
+    read_contents = []
+    for p in reads:
+        try:
+            read_contents.append(ws.read_file(p, opts.read_max_chars, ctx.redactor))
+        except FileOpError:
+            continue
+    return RunOutcome(
+        ctx.run_id,
+        "completed",
+        tuple(ctx.results),
+        summary,
+        reads=tuple(read_contents),
+        done_summary=done,
+        outbox=outbox,
+    )
+
+
+def _settle_record(ledger: ReplyLedger | None, record: ReplyRecord) -> None:
+    """How a started reply ended; the ``started`` record already stops a second application if this write fails."""
+    if ledger is not None:
+        with contextlib.suppress(LedgerError):
+            ledger.mark(record)
+
+
+def already_applied_message(name: str, record: ReplyRecord) -> str:
+    what = {"started": "was being applied", "interrupted": "was interrupted"}.get(record.state, "was applied")
+    return f"{name} {what} at {record.at}; a reply is applied only once, so nothing was run"

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from heredoc_lsp.executor.agent import guard_inbox
 from heredoc_lsp.executor.control import RunControl
-from heredoc_lsp.executor.engine import RunContext, RunRefused, count_summary, drive
+from heredoc_lsp.executor.engine import RunContext, RunRefused, count_summary, describe_exit, drive, short_command
 from heredoc_lsp.executor.events import EventSink
-from heredoc_lsp.executor.model import CommandStep, RunOptions, RunOutcome
+from heredoc_lsp.executor.model import CommandStep, RunOptions, RunOutcome, StepResult
 
 if TYPE_CHECKING:
     from heredoc_lsp.config.model import Config
@@ -137,24 +138,62 @@ async def run_script(
             f"Run {n} command{'s' if n != 1 else ''} from {script.name} in {ctx.workspace} (sandbox: {sandbox.mode})?"
         )
         failed_at = None
-        for i, step in enumerate(steps):
-            ctx.control.check()
-            result = ctx.record(await ctx.run_command(i, n, step.command, step.stdin, line=step.line, kind="command"))
-            if result.status == "cancelled":
+        with guard_inbox(ctx.workspace, f"script {script.name}"):
+            for i, step in enumerate(steps):
                 ctx.control.check()
-            if not result.ok and failed_at is None:
-                failed_at = result
-                if not opts.keep_going:
-                    break
+                result = await ctx.run_command(i, n, step.command, step.stdin, line=step.line, kind="command")
+                ctx.record(result)
+                if result.status == "cancelled":
+                    ctx.control.check()
+                if not result.ok and failed_at is None:
+                    failed_at = result
+                    if not opts.keep_going:
+                        break
         summary = count_summary(ctx.results)
         if failed_at is not None:
-            skipped = n - len(ctx.results)
-            message = f"line {failed_at.line}: {failed_at.summary}" + (
-                f"; {skipped} later command{'s' if skipped != 1 else ''} not run" if skipped else ""
-            )
+            message = failure_message(ctx.results, n)
             ctx.emitter.failed("command_failed", message, summary=summary, results=ctx.results_json())
             return RunOutcome(ctx.run_id, "failed", tuple(ctx.results), summary, "command_failed", message)
         ctx.emitter.completed(summary, ctx.results_json(), total=total)
         return RunOutcome(ctx.run_id, "completed", tuple(ctx.results), summary)
 
     return await drive(ctx, {"kind": "script", "path": str(script.absolute())}, body)
+
+
+#: The words a ``.cli`` run uses for a cancelled command, by the run's cancel reason (signals: see cli/run_common.py).
+CANCEL_LABELS: dict[str, str] = {"interrupted": "INTERRUPTED", "terminated": "TERMINATED"}
+
+
+def command_result_text(result: Mapping[str, Any], *, cancel_reason: str | None = None, timed: bool = True) -> str:
+    """How a ``.cli`` run reports one command (a result's JSON): ``[OK] line 3: git commit -F - (exit 0, 0.04 s)``.
+
+    The command follows a colon with no quotes of ours around it, so its own quotes never nest with them.
+    """
+    status = str(result.get("status", ""))
+    code = result.get("exit_code")
+    took = f"{float(result.get('duration_s') or 0):.2f} s"
+    if status == "cancelled":
+        label = CANCEL_LABELS.get(cancel_reason or "", "CANCELLED")
+        detail = f"after {took}" if timed else "stopped"
+    elif status == "timeout":
+        label, detail = "FAILED", f"timed out after {took}" if timed else "timed out"
+    elif code is None:
+        label = "FAILED"
+        detail = "not started: " + str(result.get("summary", "")).rpartition("': ")[2]
+    else:
+        label = "OK" if status == "ok" else "FAILED"
+        exited = describe_exit(code) if code < 0 else f"exit {code}"
+        detail = f"{exited}, {took}" if timed else exited
+    line = result.get("line")
+    where = f"line {line}: " if line is not None else ""
+    return f"[{label}] {where}{short_command(str(result.get('command', '')))} ({detail})"
+
+
+def failure_message(results: list[StepResult], total: int) -> str:
+    """The ``run.failed`` message of a script run: every failed command, and how many were not run."""
+    failed = [command_result_text(r.to_json(), timed=False).partition("] ")[2] for r in results if not r.ok]
+    skipped = total - len(results)
+    head = "; ".join(failed)
+    if len(failed) > 1:
+        head = f"{len(failed)} of {total} commands failed: {head}"
+    return head + (f"; {skipped} later command{'s' if skipped != 1 else ''} not run" if skipped else "")
