@@ -13,19 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
 TERMINAL = {"run.completed", "run.failed", "run.cancelled"}
-
-
-@pytest.fixture(autouse=True)
-def user_config_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private $XDG_CONFIG_HOME for every test (the subprocesses inherit it): the real user's config never
-    takes part, and :func:`config` writes the person's own settings there."""
-    home = tmp_path_factory.mktemp("xdg")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
-    return home
 
 
 def cli(*args: str) -> list[str]:
@@ -144,7 +133,7 @@ def write(path: Path, text: str) -> Path:
 
 def config(tmp_path: Path, confirm: str = "never", sandbox: str = "none", extra: str = "") -> Path:
     """The same ``[executor]`` settings in the workspace's ``heredoc-lsp.toml`` and in the user's own config (the
-    private one of :func:`user_config_home`), which may loosen the safety settings a workspace file may not."""
+    test's private one, see tests/conftest.py), which may loosen the safety settings a workspace file may not."""
     text = f'[executor]\nconfirm = "{confirm}"\nsandbox = "{sandbox}"\n{extra}'
     write(Path(os.environ["XDG_CONFIG_HOME"]) / "heredoc-lsp" / "config.toml", text)
     return write(tmp_path / "heredoc-lsp.toml", text)
