@@ -255,19 +255,21 @@ DIAGNOSTICS = [
             (
                 "possible_heredoc",
                 (0, 3, 0, 8),
-                "'<<EOF' is not a heredoc opener (it needs a space before '<<'), so line 3 ('EOF') will run as a "
-                "command",
+                "'<<EOF' is not a heredoc opener (it needs a space before '<<'), so line 3 ('EOF') would run as a "
+                "command: the script does not run while this warning stands",
             )
         ],
     ),
     (
-        "possible_heredoc_not_at_end",
-        "cmd <<EOF | grep x\nx\n  EOF \n",
+        "possible_heredoc_word_after_marker",
+        "cmd <<EOF extra\nx\n  EOF \n",
         [
             (
                 "possible_heredoc",
                 (0, 4, 0, 9),
-                "'<<EOF' is not a heredoc opener (it does not end the line), so line 3 ('EOF') will run as a command",
+                "'<<EOF' is not a heredoc opener (it is followed by 'extra', and only a redirection or a pipe may "
+                "follow a marker), so line 3 ('EOF') would run as a command: the script does not run while this "
+                "warning stands",
             )
         ],
     ),
@@ -365,8 +367,8 @@ def test_diagnostic_data_for_quick_fixes() -> None:
 # arca-cli portability hints
 
 COMPAT_MESSAGE = (
-    "arca-cli's cli.script runs this line as a plain command: it only understands '<<{}' "
-    "(no quotes, no '-', no space after '<<')"
+    "arca-cli's cli.script runs this line as a plain command: it only understands '<<{}' at the end of the line "
+    "(no quotes, no '-', no space after '<<', nothing after the marker)"
 )
 
 
@@ -510,7 +512,8 @@ def test_one_possible_heredoc_per_line() -> None:
         (
             "possible_heredoc",
             (0, 1, 0, 4),
-            "'<<X' is not a heredoc opener (it needs a space before '<<'), so line 3 ('X') will run as a command",
+            "'<<X' is not a heredoc opener (it needs a space before '<<'), so line 3 ('X') would run as a command: "
+            "the script does not run while this warning stands",
         )
     ]
 
