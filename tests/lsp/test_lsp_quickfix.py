@@ -70,9 +70,9 @@ async def test_switch_to_uuid_delimiters(client: RecordingClient) -> None:
 async def test_add_missing_parameter(client: RecordingClient) -> None:
     text = "tool task é😀 <<EOF\n---TITLE---\nA title é😀\nEOF\n"
     uri, new = await fix(client, text, "missing", "Add parameter 'DESCRIPTION'")
-    assert new == "tool task é😀 <<EOF\n---TITLE---\nA title é😀\n---DESCRIPTION---\n\nEOF\n"
-    # The value is left for the user to write: the only problem left says so.
-    assert [d.code for d in await client.diagnostics_of(uri)] == ["empty"]
+    assert new == "tool task é😀 <<EOF\n---TITLE---\nA title é😀\n---DESCRIPTION---\nTODO: <description>\nEOF\n"
+    # A placeholder value to type over: the fix leaves no new problem (an empty value would be an `empty` error).
+    assert await client.diagnostics_of(uri) == []
 
 
 async def test_replace_unknown_parameter(client: RecordingClient) -> None:

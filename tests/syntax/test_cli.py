@@ -399,7 +399,7 @@ def test_arca_hint_on_commands_not_for_errors() -> None:
 def test_unconfigured_structured_body_at_script_lines() -> None:
     text = "echo\ncmd <<EOF\n\n---TITLE---\nx\n---TITLE---\ny\nEOF\n"
     assert diags(text) == [
-        ("duplicate", (5, 0, 5, 11), "Duplicate parameter 'TITLE' found at line 6"),
+        ("duplicate", (5, 0, 5, 11), "Duplicate parameter 'TITLE' found at line 4"),
     ]
     (d,) = parse(text).diagnostics
     assert d.related == (Related(Span(3, 0, 3, 11), "'TITLE' first defined here"),)

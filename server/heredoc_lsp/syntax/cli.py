@@ -17,8 +17,16 @@ Choices where SPEC §2 is silent:
 - ``invalid_marker`` (``cmd <<ÉOF``, ``cmd << 'A B'``, ``cmd <<`` with no word) consumes a body only up to a later
   line trimmed to the word (quotes removed); without such a line nothing is consumed, because swallowing the rest
   of the file would hide every later command.
-- ``possible_heredoc`` also covers ``<<WORD`` that does not end the line (``cmd <<EOF | grep x``); at most one per
-  line. Lines whose result depends on later lines are remembered for ``resume_line``.
+- An opener's tail (SPEC §2.2) starts with a redirection (``>``, ``<``, ``N>``, ``&>``...), ``|``, ``&&`` or ``;``;
+  ``&`` alone or ``#`` is no tail. ``Command.run_text`` is what the runner gets (``cat <<EOF > out.txt``: ``cat >
+  out.txt``). A marker glued to a tail (``<<EOF>out``) is ``invalid_marker``, its body running to the marker.
+- ``possible_heredoc`` covers ``<<WORD`` needing a space before ``<<`` or followed by a word that is no tail (``cmd
+  <<EOF extra``); at most one per line. Lines whose result depends on later lines are remembered for
+  ``resume_line``. It blocks a run (:func:`blocks_run`).
+- Lint (SPEC §2.9, warnings): ``no_effect`` for a plain command line that only changes shell state
+  (:data:`NO_EFFECT_COMMANDS`, or assignments alone) and holds no ``; & | < >``, backquote or ``$(``;
+  ``line_continuation`` for a plain command (or opener tail) ending in an odd number of ``\\`` outside a ``#``
+  comment.
 - An erroneous heredoc that is also unclosed gets both diagnostics; structured bodies are checked only for
   runnable commands. With configured commands, a command matching none has plain stdin (no auto-detection).
 - Messages quote at most 60 characters of user text.
