@@ -60,6 +60,8 @@ _MARKER = r"""(?:([A-Za-z0-9_]+)|'([A-Za-z0-9_]+)'|"([A-Za-z0-9_]+)")"""
 # What may follow the marker (after blanks): a redirection (`>`, `>>`, `<`, `2>`, `2>&1`, `>&2`, `&>`, `N<`...),
 # a pipe or a list operator (`|`, `||`, `&&`, `;`). Anything else makes the line a plain command.
 _TAIL_START = r"(?:[0-9]*[<>]|&>|\||&&|;)"
+_TAIL = lazy_compile(_TAIL_START)
+_TAILS_SHOWN = "a redirection, a pipe, '&&', '||' or ';'"
 # The end of an opener on the trimmed line: the end of the line, or blanks and a tail (which starts at ``m.end()``).
 _OPENER_TAIL = r"(?:\Z|[ \t\f\v]+(?=" + _TAIL_START + r"))"
 # A valid opener; the line's first match is its opener (a later `<<` in the tail is `multiple_heredocs`).
@@ -764,7 +766,11 @@ class _Scanner:
             else:
                 after = _FIRST_WORD.search(t, m.end())
                 follower = after.group(0) if after is not None else ""
-                why = f"it is followed by '{_shown(follower)}', and only a redirection or a pipe may follow a marker"
+                if after is not None and after.start() == m.end() and _TAIL.match(follower) is not None:
+                    # `cat <<EOF; echo ok`: a tail, but glued to the marker.
+                    why = f"the marker is glued to '{_shown(follower)}': put a blank between them"
+                else:
+                    why = f"it is followed by '{_shown(follower)}', and only {_TAILS_SHOWN} may follow a marker"
             self.diagnostics.append(
                 warning(
                     Span(i, col + at, i, col + m.end()),
