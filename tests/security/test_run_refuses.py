@@ -13,14 +13,7 @@ import pytest
 from .conftest import RunCli
 
 # An LLM's reply: prose, a tag block, more prose. Run as a script, the prose line `touch pwned` would run.
-REPLY = (
-    "touch pwned\n"
-    "Sure thing, here is the change.\n"
-    "[RUN_COMMAND]\n"
-    "touch also-pwned\n"
-    "[/RUN_COMMAND]\n"
-    "[DONE]\n"
-)
+REPLY = "touch pwned\nSure thing, here is the change.\n[RUN_COMMAND]\ntouch also-pwned\n[/RUN_COMMAND]\n[DONE]\n"
 
 
 @pytest.mark.parametrize("name", ["reply.inbox", "inbox/reply.txt", "notes.txt", "script.sh", "outbox.md"])
@@ -44,9 +37,7 @@ def test_run_of_an_inbox_reply_says_to_use_apply(workspace: Path, run_cli: RunCl
     assert not (workspace / "pwned").exists()
 
 
-def test_heredoc_with_a_redirection_runs_the_command_with_the_body_as_stdin(
-    workspace: Path, run_cli: RunCli
-) -> None:
+def test_heredoc_with_a_redirection_runs_the_command_with_the_body_as_stdin(workspace: Path, run_cli: RunCli) -> None:
     # Read as a plain command, `cat <<EOF > out.txt` leaves out.txt empty and runs `touch pwned` (a body line).
     (workspace / "script.cli").write_text(
         "cat <<EOF > out.txt\ntouch pwned\nsecond line\nEOF\ncat <<'PY' | tr a-z A-Z > upper.txt\nshout\nPY\n",
