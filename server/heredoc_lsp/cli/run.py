@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from heredoc_lsp.languages import Language, language_from_path
+
 
 def add_common_arguments(p: argparse.ArgumentParser, *, keep_going: bool = False) -> None:
     """The options of every subcommand that runs something (run, apply, agent)."""
@@ -47,8 +49,6 @@ def add_parser(subparsers: Any) -> None:
 
 def not_a_script(path: Path) -> str | None:
     """Why ``path`` may not be run as a script (SPEC §2.8: only ``.cli`` scripts are), or None when it may."""
-    from heredoc_lsp.languages import Language, language_from_path
-
     language = language_from_path(path)
     if language is Language.CLI:
         return None
@@ -89,11 +89,11 @@ def run(args: argparse.Namespace) -> int:
     prepare_file = file_preparer(args)
 
     def prepare(path: Path, overrides: Mapping[str, Any] | None) -> Request:
-        request = prepare_file(path, overrides)
+        # Refused by name before anything else (its config is not even loaded): nothing in it may run.
         refusal = not_a_script(path)
         if refusal is not None:
             raise UsageError(refusal)
-        return request
+        return prepare_file(path, overrides)
 
     checked: Preparer = prepare
     return main_for(args, Path(args.script) if args.script else None, checked, start)
