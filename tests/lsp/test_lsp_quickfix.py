@@ -103,6 +103,14 @@ async def test_rename_picks_a_marker_absent_from_the_body(client: RecordingClien
     assert await client.diagnostics_of(uri) == []
 
 
+async def test_marker_glued_to_a_redirection_gets_a_blank(client: RecordingClient) -> None:
+    # Renaming the word `EOF>é😀.txt` would drop the redirection: the fix separates it instead.
+    text = "é😀 cat <<EOF>é😀.txt\nx\nEOF\n"
+    uri, new = await fix(client, text, "invalid_marker", r"Put a blank between the marker 'EOF' and '>é😀\.txt'")
+    assert new == "é😀 cat <<EOF >é😀.txt\nx\nEOF\n"
+    assert await client.diagnostics_of(uri) == []
+
+
 async def test_space_before_operator(client: RecordingClient) -> None:
     uri, new = await fix(client, "é😀 cat<<EOF\nx\nEOF\n", "possible_heredoc", "Add a space before '<<' .*")
     assert new == "é😀 cat <<EOF\nx\nEOF\n"

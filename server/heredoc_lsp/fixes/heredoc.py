@@ -41,12 +41,27 @@ def unused_marker(wanted: str, body: Iterable[str]) -> str:
 
 
 def rename_invalid_marker(d: Diagnostic, ctx: FixContext) -> list[Fix]:
-    """``invalid_marker``: rename the word (and its closing line, when there is one) to a valid, unused marker."""
+    """``invalid_marker``: rename the word (and its closing line, when there is one) to a valid, unused marker; a
+    valid marker glued to a redirection or pipe (``<<EOF>out``) gets a blank instead."""
     data = d.data or {}
     word = data.get("word")
     marker = data.get("marker")
     if not isinstance(word, str) or not word or not isinstance(marker, str):
         return []
+    glued = data.get("glued_col")
+    if isinstance(glued, int):
+        # `cat <<EOF>out`: the marker is fine, a blank is missing before the redirection or pipe (renaming the
+        # whole word would drop the redirection).
+        line = d.span.start_line
+        edit = TextEdit(Span(line, glued, line, glued), " ")
+        return [
+            Fix(
+                f"Put a blank between the marker '{marker}' and '{word[glued - d.span.start_col :]}'",
+                (edit,),
+                (d,),
+                preferred=True,
+            )
+        ]
     lines: Sequence[str] = ctx.source.lines
     opener = d.span.start_line
     terminator = data.get("terminator_line")
