@@ -117,6 +117,13 @@ async def test_space_before_operator(client: RecordingClient) -> None:
     assert await client.diagnostics_of(uri) == []
 
 
+async def test_space_before_operator_followed_by_a_redirection(client: RecordingClient) -> None:
+    text = "é😀 cat<<EOF | tee é😀.log\nx\nEOF\n"
+    uri, new = await fix(client, text, "possible_heredoc", "Add a space before '<<' .*")
+    assert new == "é😀 cat <<EOF | tee é😀.log\nx\nEOF\n"
+    assert await client.diagnostics_of(uri) == []
+
+
 async def test_absolute_path_inside_the_workspace_becomes_relative(client: RecordingClient) -> None:
     target = client.root / "sub" / "é😀.txt"
     text = f'é😀\n[CREATE_FILE path="{target}"]\nx\n[/CREATE_FILE]\n'

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 
 from heredoc_lsp.analysis.suppress import TextEdit
 from heredoc_lsp.fixes.model import Fix, FixContext
+from heredoc_lsp.syntax.cli import may_end_opener
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
 from heredoc_lsp.syntax.text import trim
 
@@ -84,7 +85,7 @@ def space_before_operator(d: Diagnostic, ctx: FixContext) -> list[Fix]:
         return []
     line = d.span.start_line
     text = ctx.source.lines[line] if line < len(ctx.source.lines) else ""
-    if d.span.end_col != len(text.rstrip(" \t\f\v")):
-        return []  # a space alone does not make a heredoc of '<<WORD' in the middle of a line
+    if not may_end_opener(text[d.span.end_col :].rstrip(" \t\f\v")):
+        return []  # a space alone does not make a heredoc of '<<WORD' followed by another word
     edit = TextEdit(Span(line, col, line, col), " ")
     return [Fix(f"Add a space before '<<' to start a heredoc ending at '{marker}'", (edit,), (d,))]

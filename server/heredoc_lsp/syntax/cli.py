@@ -64,6 +64,7 @@ _TAIL = lazy_compile(_TAIL_START)
 _TAILS_SHOWN = "a redirection, a pipe, '&&', '||' or ';'"
 # The end of an opener on the trimmed line: the end of the line, or blanks and a tail (which starts at ``m.end()``).
 _OPENER_TAIL = r"(?:\Z|[ \t\f\v]+(?=" + _TAIL_START + r"))"
+_OPENER_END = lazy_compile(_OPENER_TAIL)
 # A valid opener; the line's first match is its opener (a later `<<` in the tail is `multiple_heredocs`).
 _OPENER = lazy_compile(_OPERATOR + _MARKER + _OPENER_TAIL)
 # A complete heredoc redirection anywhere (followed by a blank or the end): finds `<<A` in `cmd <<A <<B`.
@@ -248,6 +249,12 @@ def blocks_run(diagnostic: Diagnostic) -> bool:
     """True when ``diagnostic`` (not suppressed) means the script must not run: any error, or a warning of
     :data:`RUN_BLOCKING_WARNINGS`."""
     return diagnostic.severity == Severity.ERROR or diagnostic.code in RUN_BLOCKING_WARNINGS
+
+
+def may_end_opener(rest: str) -> bool:
+    """True when ``rest``, the text after a marker, lets the marker end an opener (SPEC §2.2): nothing, or blanks and
+    a tail starting with a redirection, a pipe or a list operator."""
+    return _OPENER_END.match(rest) is not None
 
 
 def command_stdin(command: Command) -> str:
