@@ -36,22 +36,29 @@ SHELL_COMMAND = (
     r"(?:(?:/usr)?(?:/local)?/bin/)?(?:env[ \t]+)?(?:ba|da|z|k|mk|a)?sh"
     r"(?:[ \t]+(?:-[A-Za-bd-z]+|--[a-z][a-z-]*|\+[A-Za-z]+))*"
 )
+#: What may follow a heredoc marker (SPEC §2.2): blanks, then a redirection (``>``, ``<``, ``2>``, ``&>``, ...), a pipe
+#: or a list operator, and the rest of the line, which holds no other ``<<`` (that would be ``multiple_heredocs``,
+#: whose body runs to the last marker). Groups (relative): the operator, the rest.
+TAIL = rf"(?:{BLANK}+(?![^\n]*<<)([0-9]*[<>]|&>|\|\|?|&&|;)([^\n]*?))?"
+#: :data:`TAIL` without groups, for look-aheads whose group numbers must not move.
+TAIL_LOOK = rf"(?:{BLANK}+(?![^\n]*<<)(?:[0-9]*[<>]|&>|\|\|?|&&|;)[^\n]*?)?"
 #: An 8-hex-digit ID or a canonical 8-4-4-4-12 UUID (SPEC §3.1), hex case-insensitive.
 UUID_ID = r"[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}|[0-9A-Fa-f]{8}"
 
 
 def opener(command: str, marker: str) -> str:
-    """The opener line: ``[command ws+] <<[-] [ws] [quote] marker [quote]`` at the end of the line.
+    """The opener line: ``[command ws+] <<[-] [ws] [quote] marker [quote] [tail]`` (tail: see :data:`TAIL`).
 
     Groups: 1 command text, 2 its first word, 3 its arguments, 4 operator, 5 opening quote, 6 marker,
-    7 closing quote. The command is optional so that ``<<EOF`` alone (an error) still consumes its body.
+    7 closing quote, 8 the tail's redirection or pipe, 9 the rest of the tail. The command is optional so that
+    ``<<EOF`` alone (an error) still consumes its body.
     """
-    return rf"^{BLANK}*(?:(({command})(.*?)){BLANK}+)?(<<-?)(?!<){BLANK}*(['\"]?)({marker})(\5){BLANK}*$"
+    return rf"^{BLANK}*(?:(({command})(.*?)){BLANK}+)?(<<-?)(?!<){BLANK}*(['\"]?)({marker})(\5){TAIL}{BLANK}*$"
 
 
 def opener_with_command(command: str, marker: str) -> str:
     """Like :func:`opener` but the command is required (used for shell bodies, where it decides the rule)."""
-    return rf"^{BLANK}*(({command})()){BLANK}+(<<-?)(?!<){BLANK}*(['\"]?)({marker})(\5){BLANK}*$"
+    return rf"^{BLANK}*(({command})()){BLANK}+(<<-?)(?!<){BLANK}*(['\"]?)({marker})(\5){TAIL}{BLANK}*$"
 
 
 def opener_captures(marker_scope: str) -> Rule:
@@ -64,6 +71,8 @@ def opener_captures(marker_scope: str) -> Rule:
         "5": {"name": "punctuation.definition.string.begin.cli-script"},
         "6": {"name": marker_scope},
         "7": {"name": "punctuation.definition.string.end.cli-script"},
+        "8": {"name": "keyword.operator.redirection.cli-script"},
+        "9": {"name": "meta.command.cli-script", "patterns": [{"include": "#arguments"}]},
     }
 
 
@@ -121,7 +130,7 @@ def shell_heredoc(operator: str, indent_name: str) -> Rule:
     to the shell grammar line by line. The ``while`` check runs at every line start whatever the shell grammar
     has left open (an unclosed quote, say), so the terminator always ends the body.
     """
-    look = rf"^(?={BLANK}*{SHELL_COMMAND}{BLANK}+{operator}(?!<){BLANK}*(['\"]?)({MARKER})\1{BLANK}*$)"
+    look = rf"^(?={BLANK}*{SHELL_COMMAND}{BLANK}+{operator}(?!<){BLANK}*(['\"]?)({MARKER})\1{TAIL_LOOK}{BLANK}*$)"
     inner_begin = opener_with_command(SHELL_COMMAND, MARKER).replace("(<<-?)", f"({operator})")
     return {
         "name": "meta.heredoc.shell.cli-script",

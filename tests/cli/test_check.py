@@ -79,8 +79,8 @@ def test_json_format(cli: Runner, tmp_path: Path) -> None:
                 "end_column": 9,
                 "severity": "warning",
                 "code": "possible_heredoc",
-                "message": "'<<END' is not a heredoc opener (it needs a space before '<<'), so line 2 ('END') will "
-                "run as a command",
+                "message": "'<<END' is not a heredoc opener (it needs a space before '<<'), so line 2 ('END') would "
+                "run as a command: the script does not run while this warning stands",
             },
         ],
         "summary": {

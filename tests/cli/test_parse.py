@@ -36,6 +36,15 @@ def test_cli_script(cli: Runner, tmp_path: Path) -> None:
     }
 
 
+def test_cli_command_is_the_run_text_of_an_opener_with_a_tail(cli: Runner, tmp_path: Path) -> None:
+    # SPEC §2.2: the text before `<<`, one space and the tail (a redirection or a pipe).
+    write(tmp_path / "s.cli", "cat <<EOF > out.txt\nhi\nEOF\npython3 - <<'PY'  |  tee é.log\nprint(1)\nPY\n")
+    assert parsed(cli, "s.cli", cwd=tmp_path)["commands"] == [
+        {"line": 1, "command": "cat > out.txt", "stdin": ["hi"], "marker": "EOF"},
+        {"line": 4, "command": "python3 - |  tee é.log", "stdin": ["print(1)"], "marker": "PY"},
+    ]
+
+
 def test_cli_script_with_errors(cli: Runner, tmp_path: Path) -> None:
     write(tmp_path / "e.cli", "echo é😀\n<<A\nA\ncat é <<EOF\nbody\n")
     assert parsed(cli, "e.cli", cwd=tmp_path, code=1) == {

@@ -70,9 +70,9 @@ async def test_switch_to_uuid_delimiters(client: RecordingClient) -> None:
 async def test_add_missing_parameter(client: RecordingClient) -> None:
     text = "tool task é😀 <<EOF\n---TITLE---\nA title é😀\nEOF\n"
     uri, new = await fix(client, text, "missing", "Add parameter 'DESCRIPTION'")
-    assert new == "tool task é😀 <<EOF\n---TITLE---\nA title é😀\n---DESCRIPTION---\n\nEOF\n"
-    # The value is left for the user to write: the only problem left says so.
-    assert [d.code for d in await client.diagnostics_of(uri)] == ["empty"]
+    assert new == "tool task é😀 <<EOF\n---TITLE---\nA title é😀\n---DESCRIPTION---\nTODO: <description>\nEOF\n"
+    # A placeholder value to type over: the fix leaves no new problem (an empty value would be an `empty` error).
+    assert await client.diagnostics_of(uri) == []
 
 
 async def test_replace_unknown_parameter(client: RecordingClient) -> None:
@@ -103,9 +103,24 @@ async def test_rename_picks_a_marker_absent_from_the_body(client: RecordingClien
     assert await client.diagnostics_of(uri) == []
 
 
+async def test_marker_glued_to_a_redirection_gets_a_blank(client: RecordingClient) -> None:
+    # Renaming the word `EOF>é😀.txt` would drop the redirection: the fix separates it instead.
+    text = "é😀 cat <<EOF>é😀.txt\nx\nEOF\n"
+    uri, new = await fix(client, text, "invalid_marker", r"Put a blank between the marker 'EOF' and '>é😀\.txt'")
+    assert new == "é😀 cat <<EOF >é😀.txt\nx\nEOF\n"
+    assert await client.diagnostics_of(uri) == []
+
+
 async def test_space_before_operator(client: RecordingClient) -> None:
     uri, new = await fix(client, "é😀 cat<<EOF\nx\nEOF\n", "possible_heredoc", "Add a space before '<<' .*")
     assert new == "é😀 cat <<EOF\nx\nEOF\n"
+    assert await client.diagnostics_of(uri) == []
+
+
+async def test_space_before_operator_followed_by_a_redirection(client: RecordingClient) -> None:
+    text = "é😀 cat<<EOF | tee é😀.log\nx\nEOF\n"
+    uri, new = await fix(client, text, "possible_heredoc", "Add a space before '<<' .*")
+    assert new == "é😀 cat <<EOF | tee é😀.log\nx\nEOF\n"
     assert await client.diagnostics_of(uri) == []
 
 

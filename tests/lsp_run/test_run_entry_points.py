@@ -96,6 +96,23 @@ async def test_errors_say_why_instead_of_run(client: RunClient) -> None:
     assert client.messages[-1].message == result["message"]
 
 
+async def test_possible_heredoc_blocks_the_run_unless_suppressed(client: RunClient) -> None:
+    # SPEC §2.6/§2.8: the would-be body line `touch pwned` would run as a command.
+    uri = client.open("echo ok\necho x<<END\ntouch pwned\nEND\n")
+    titles = [lens.command.title for lens in await client.lenses(uri) if lens.command]
+    assert titles == [
+        "⚠ The script has a warning that blocks a run: line 2: '<<END' is not a heredoc opener (it needs a space "
+        "before '<<'), so line 4 ('END') would run as a command: the script does not run while this warnin…"
+    ]
+    result = await client.execute(
+        types.Command(title="", command="heredoc-lsp.runScript", arguments=[{"uri": uri, "version": 1}])
+    )
+    assert result["status"] == "refused"
+    assert "nothing was run" in result["message"]
+    suppressed = client.open("echo ok\n# heredoc-lsp: disable=possible_heredoc\necho x<<END\nEND\n")
+    assert "▶ Run script" in [lens.command.title for lens in await client.lenses(suppressed) if lens.command]
+
+
 async def test_empty_script_offers_nothing(client: RunClient) -> None:
     uri = client.open("# only a comment\n\n")
     assert await client.lenses(uri) == []

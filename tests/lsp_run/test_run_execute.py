@@ -145,7 +145,7 @@ async def test_missing_or_bad_arguments_are_refused(client: RunClient) -> None:
 
 
 async def test_failed_command_shows_exit_stderr_and_a_diagnostic(client: RunClient) -> None:
-    warning_lines = "echo x<<END\nEND\n"  # a possible_heredoc warning: syntax diagnostics stay next to run ones
+    warning_lines = "cd /tmp\n"  # a no_effect warning (it blocks no run): syntax diagnostics stay next to run ones
     uri = client.open("# fails\nsh -c 'echo out; echo oops >&2; exit 3'\n" + warning_lines)
     client.answers.append(ASK_ALWAYS)
     result = await client.execute((await client.lens(uri, 1, RUN)).command)
@@ -167,9 +167,7 @@ async def test_failed_command_shows_exit_stderr_and_a_diagnostic(client: RunClie
     pulls = client.init_result.capabilities.diagnostic_provider is not None
     last = client.last_push(uri)
     assert last is not None and last.version == 1
-    assert sorted(str(d.code) for d in last.diagnostics) == (
-        ["run_failed"] if pulls else ["possible_heredoc", "run_failed"]
-    )
+    assert sorted(str(d.code) for d in last.diagnostics) == (["run_failed"] if pulls else ["no_effect", "run_failed"])
     # Editing the comment keeps the result; editing the command clears it (lens, hover and diagnostic).
     client.replace_all(uri, "# fails, on purpose\nsh -c 'echo out; echo oops >&2; exit 3'\n" + warning_lines)
     assert re.fullmatch(r"✗ exit 3 · .*", (await client.lens_titles(uri))[2][1])

@@ -255,19 +255,21 @@ DIAGNOSTICS = [
             (
                 "possible_heredoc",
                 (0, 3, 0, 8),
-                "'<<EOF' is not a heredoc opener (it needs a space before '<<'), so line 3 ('EOF') will run as a "
-                "command",
+                "'<<EOF' is not a heredoc opener (it needs a space before '<<'), so line 3 ('EOF') would run as a "
+                "command: the script does not run while this warning stands",
             )
         ],
     ),
     (
-        "possible_heredoc_not_at_end",
-        "cmd <<EOF | grep x\nx\n  EOF \n",
+        "possible_heredoc_word_after_marker",
+        "cmd <<EOF extra\nx\n  EOF \n",
         [
             (
                 "possible_heredoc",
                 (0, 4, 0, 9),
-                "'<<EOF' is not a heredoc opener (it does not end the line), so line 3 ('EOF') will run as a command",
+                "'<<EOF' is not a heredoc opener (it is followed by 'extra', and only a redirection, a pipe, "
+                "'&&', '||' or ';' may follow a marker), so line 3 ('EOF') would run as a command: the script does "
+                "not run while this warning stands",
             )
         ],
     ),
@@ -365,8 +367,8 @@ def test_diagnostic_data_for_quick_fixes() -> None:
 # arca-cli portability hints
 
 COMPAT_MESSAGE = (
-    "arca-cli's cli.script runs this line as a plain command: it only understands '<<{}' "
-    "(no quotes, no '-', no space after '<<')"
+    "arca-cli's cli.script runs this line as a plain command: it only understands '<<{}' at the end of the line "
+    "(no quotes, no '-', no space after '<<', nothing after the marker)"
 )
 
 
@@ -397,7 +399,7 @@ def test_arca_hint_on_commands_not_for_errors() -> None:
 def test_unconfigured_structured_body_at_script_lines() -> None:
     text = "echo\ncmd <<EOF\n\n---TITLE---\nx\n---TITLE---\ny\nEOF\n"
     assert diags(text) == [
-        ("duplicate", (5, 0, 5, 11), "Duplicate parameter 'TITLE' found at line 6"),
+        ("duplicate", (5, 0, 5, 11), "Duplicate parameter 'TITLE' found at line 4"),
     ]
     (d,) = parse(text).diagnostics
     assert d.related == (Related(Span(3, 0, 3, 11), "'TITLE' first defined here"),)
@@ -510,7 +512,8 @@ def test_one_possible_heredoc_per_line() -> None:
         (
             "possible_heredoc",
             (0, 1, 0, 4),
-            "'<<X' is not a heredoc opener (it needs a space before '<<'), so line 3 ('X') will run as a command",
+            "'<<X' is not a heredoc opener (it needs a space before '<<'), so line 3 ('X') would run as a command: "
+            "the script does not run while this warning stands",
         )
     ]
 
@@ -570,3 +573,332 @@ def test_resume_line_and_reparse() -> None:
     # A line that looked ahead (possible_heredoc) makes later edits restart from it.
     looked = parse_cli(["cmd<<EOF", "echo", "echo"])
     assert looked.resume_line(2) == 0
+
+
+# --------------------------------------------------------------------------------------------------------------
+# SPEC §2.2: an opener followed by a redirection, pipe or list operator; the runner gets the text before `<<`, one
+# space and the tail.
+
+TAILS = [
+    ("redirect", "cat <<EOF > out.txt\nx\nEOF\n", "cat > out.txt", "> out.txt", (0, 10, 0, 19)),
+    ("redirect_glued_target", "cat <<EOF >out.txt\nx\nEOF\n", "cat >out.txt", ">out.txt", (0, 10, 0, 18)),
+    ("append", "cat <<EOF >> log\nx\nEOF\n", "cat >> log", ">> log", (0, 10, 0, 16)),
+    ("stdin_redirect", "cmd <<EOF < in\nx\nEOF\n", "cmd < in", "< in", (0, 10, 0, 14)),
+    ("fd_redirect", "cmd <<EOF 2> err\nx\nEOF\n", "cmd 2> err", "2> err", (0, 10, 0, 16)),
+    ("dup_to_stderr", "cmd <<EOF >&2\nx\nEOF\n", "cmd >&2", ">&2", (0, 10, 0, 13)),
+    ("both_streams", "cmd <<EOF &>/dev/null\nx\nEOF\n", "cmd &>/dev/null", "&>/dev/null", (0, 10, 0, 21)),
+    ("quoted_pipe", "python3 - <<'PY' | tee out\nx\nPY\n", "python3 - | tee out", "| tee out", (0, 17, 0, 26)),
+    ("dash_or", "cat <<-END || exit 1\n\tx\nEND\n", "cat || exit 1", "|| exit 1", (0, 11, 0, 20)),
+    ("and", "cat <<EOF && echo ok\nx\nEOF\n", "cat && echo ok", "&& echo ok", (0, 10, 0, 20)),
+    ("semicolon", "cat <<EOF ; echo ok\nx\nEOF\n", "cat ; echo ok", "; echo ok", (0, 10, 0, 19)),
+    ("space_and_dquotes", 'cat << "E" 2>&1 >> log\nx\nE\n', "cat 2>&1 >> log", "2>&1 >> log", (0, 11, 0, 22)),
+    ("blanks_collapse", "  cat   <<EOF \t >  o  \nx\nEOF\n", "cat >  o", ">  o", (0, 16, 0, 20)),
+    ("non_ascii", "écho ü <<FIN > ö.txt\nx\nFIN\n", "écho ü > ö.txt", "> ö.txt", (0, 13, 0, 20)),
+    ("crlf", "cat <<EOF > o.txt\r\nx\r\nEOF\r\n", "cat > o.txt", "> o.txt", (0, 10, 0, 17)),
+    ("lone_cr", "cat <<EOF > o.txt\rx\rEOF\r", "cat > o.txt", "> o.txt", (0, 10, 0, 17)),
+]
+
+
+@pytest.mark.parametrize(("text", "run_text", "tail", "span"), [c[1:] for c in TAILS], ids=[c[0] for c in TAILS])
+def test_opener_with_a_tail(text: str, run_text: str, tail: str, span: tuple[int, int, int, int]) -> None:
+    script = parse(text)
+    assert script.diagnostics == ()
+    (command,) = script.commands
+    assert command.heredoc is not None
+    assert (command.run_text, command.heredoc.tail, command.stdin_text()) == (run_text, tail, "x\n")
+    assert command.heredoc.tail_span == Span(*span)
+    assert command.text == run_text[: len(command.text)]  # `text` stays the part before the operator
+
+
+def test_opener_without_a_tail_runs_its_text() -> None:
+    (command,) = parse("cat <<EOF\nx\nEOF\n").commands
+    assert command.heredoc is not None
+    assert (command.run_text, command.heredoc.tail, command.heredoc.tail_span) == ("cat", "", None)
+
+
+NOT_OPENERS = [
+    # Any other word after the marker: a plain command, and the would-be body runs (so the warning blocks a run).
+    (
+        "word_after_marker",
+        "echo a <<EOF extra\nx\nEOF\n",
+        (0, 7, 0, 12),
+        "'<<EOF' is not a heredoc opener (it is followed by 'extra', and only a redirection, a pipe, '&&', '||' or "
+        "';' may follow a marker), so line 3 ('EOF') would run as a command: the script does not run while this "
+        "warning stands",
+    ),
+    (
+        "background",
+        "cmd <<EOF &\nx\nEOF\n",
+        (0, 4, 0, 9),
+        "'<<EOF' is not a heredoc opener (it is followed by '&', and only a redirection, a pipe, '&&', '||' or ';' "
+        "may follow a marker), so line 3 ('EOF') would run as a command: the script does not run while this warning "
+        "stands",
+    ),
+    (
+        "shell_comment",
+        "cmd <<EOF # note\nx\nEOF\n",
+        (0, 4, 0, 9),
+        "'<<EOF' is not a heredoc opener (it is followed by '#', and only a redirection, a pipe, '&&', '||' or ';' "
+        "may follow a marker), so line 3 ('EOF') would run as a command: the script does not run while this warning "
+        "stands",
+    ),
+    (
+        "glued_list_operator",
+        "cat <<EOF; echo ok\nx\nEOF\n",
+        (0, 4, 0, 9),
+        "'<<EOF' is not a heredoc opener (the marker is glued to ';': put a blank between them), so line 3 ('EOF') "
+        "would run as a command: the script does not run while this warning stands",
+    ),
+    (
+        "non_ascii_crlf",
+        "écho ü <<FIN après\r\nx\r\nFIN\r\n",
+        (0, 7, 0, 12),
+        "'<<FIN' is not a heredoc opener (it is followed by 'après', and only a redirection, a pipe, '&&', '||' or "
+        "';' may follow a marker), so line 3 ('FIN') would run as a command: the script does not run while this "
+        "warning stands",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "span", "message"), [c[1:] for c in NOT_OPENERS], ids=[c[0] for c in NOT_OPENERS])
+def test_word_after_marker_makes_a_plain_command(text: str, span: tuple[int, int, int, int], message: str) -> None:
+    assert diags(text) == [("possible_heredoc", span, message)]
+    assert [c.heredoc for c in parse(text).commands] == [None, None, None]
+
+
+TAIL_ERRORS = [
+    (
+        "second_opener_in_tail",
+        "cat <<A > f <<B\nb\nB\necho",
+        [
+            (
+                "multiple_heredocs",
+                (0, 4, 0, 15),
+                "Only one heredoc per command is supported, this line has 2 ('<<A', '<<B'); the body runs to the "
+                "last marker 'B'",
+            )
+        ],
+    ),
+    (
+        "second_opener_after_pipe",
+        "cat <<A | tee <<'B'\nb\nB\necho",
+        [
+            (
+                "multiple_heredocs",
+                (0, 4, 0, 19),
+                "Only one heredoc per command is supported, this line has 2 ('<<A', '<<B'); the body runs to the "
+                "last marker 'B'",
+            )
+        ],
+    ),
+    (
+        "marker_glued_to_redirection",
+        "cat <<EOF>out\nx\nEOF\necho",
+        [
+            (
+                "invalid_marker",
+                (0, 6, 0, 13),
+                "Invalid heredoc marker 'EOF>out': put a blank between the marker 'EOF' and '>out' (a redirection or "
+                "pipe after the marker must be separated from it)",
+            )
+        ],
+    ),
+    (
+        "invalid_marker_before_tail",
+        "cmd <<ÉOF > out\nx\nÉOF\necho",
+        [
+            (
+                "invalid_marker",
+                (0, 6, 0, 9),
+                "Invalid heredoc marker 'ÉOF': a marker is letters A-Z or a-z, digits and '_', optionally quoted",
+            )
+        ],
+    ),
+    (
+        "no_command_before_tail",
+        "<<EOF > out\r\nx\r\nEOF\r\necho",
+        [
+            (
+                "heredoc_without_command",
+                (0, 0, 0, 5),
+                "Heredoc '<<EOF > out' has no command: write the command before '<<' on this line",
+            )
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), [c[1:] for c in TAIL_ERRORS], ids=[c[0] for c in TAIL_ERRORS])
+def test_tail_errors_run_nothing_and_consume_the_body(
+    text: str, expected: list[tuple[str, tuple[int, int, int, int], str]]
+) -> None:
+    assert diags(text) == expected
+    assert runs(text) == [(3, "echo", "")]
+
+
+def test_arca_hint_for_an_opener_with_a_tail() -> None:
+    assert diags("cat <<EOF > out\nx\nEOF\n", compat="arca-cli") == [
+        ("compat_arca_cli", (0, 4, 0, 15), COMPAT_MESSAGE.format("EOF")),
+    ]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# SPEC §2.9 lint warnings: `no_effect` (a line that only changes the shell's own state) and `line_continuation`.
+
+
+def _no_effect(shown: str, what: str, example: str) -> str:
+    return (
+        f"'{shown}' has no effect: every line runs in a shell of its own, so {what} does not carry over to the next "
+        f"lines; put it on the line of the command that needs it ('{example}')"
+    )
+
+
+NO_EFFECT = [
+    ("cd", "cd /tmp\n", (0, 0, 0, 7), "cd", _no_effect("cd /tmp", "the change of directory", "cd /tmp && <command>")),
+    (
+        "cd_indented_alone",
+        "  cd  \n",
+        (0, 2, 0, 4),
+        "cd",
+        _no_effect("cd", "the change of directory", "cd && <command>"),
+    ),
+    (
+        "export",
+        "export X=1\n",
+        (0, 0, 0, 10),
+        "export",
+        _no_effect("export X=1", "the variable", "export X=1 && <command>"),
+    ),
+    ("assignment", "X=1\n", (0, 0, 0, 3), "assignment", _no_effect("X=1", "the variable", "X=1 <command>")),
+    (
+        "assignments_quoted",
+        'X=1 Y="a b"\n',
+        (0, 0, 0, 11),
+        "assignment",
+        _no_effect('X=1 Y="a b"', "the variable", 'X=1 Y="a b" <command>'),
+    ),
+    ("set_e", "set -e\n", (0, 0, 0, 6), "set", _no_effect("set -e", "the shell option", "set -e && <command>")),
+    (
+        "alias",
+        "alias ll='ls -l'\n",
+        (0, 0, 0, 16),
+        "alias",
+        _no_effect("alias ll='ls -l'", "the alias", "alias ll='ls -l' && <command>"),
+    ),
+    (
+        "source",
+        "source ./env.sh\n",
+        (0, 0, 0, 15),
+        "source",
+        _no_effect("source ./env.sh", "what it defines", "source ./env.sh && <command>"),
+    ),
+    ("dot", ". ./env.sh\n", (0, 0, 0, 10), ".", _no_effect(". ./env.sh", "what it defines", ". ./env.sh && <command>")),
+    (
+        "non_ascii_crlf",
+        "cd ü\r\necho\r\n",
+        (0, 0, 0, 4),
+        "cd",
+        _no_effect("cd ü", "the change of directory", "cd ü && <command>"),
+    ),
+    (
+        "lone_cr",
+        "echo\r\tcd d\r",
+        (1, 1, 1, 5),
+        "cd",
+        _no_effect("cd d", "the change of directory", "cd d && <command>"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "span", "command", "message"), [c[1:] for c in NO_EFFECT], ids=[c[0] for c in NO_EFFECT]
+)
+def test_no_effect(text: str, span: tuple[int, int, int, int], command: str, message: str) -> None:
+    (d,) = parse(text).diagnostics
+    assert (d.code, d.severity, (d.span.start_line, d.span.start_col, d.span.end_line, d.span.end_col)) == (
+        "no_effect",
+        Severity.WARNING,
+        span,
+    )
+    assert d.message == message
+    assert d.data == {"command": command}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cd /tmp && make",  # the change of directory is used on the same line
+        "cd /tmp; ls",
+        "X=1 make",  # an environment prefix
+        "echo X=1",
+        "export -p",  # prints
+        "set -o",
+        "set",
+        "alias ll",
+        "cd $(mktemp -d)",
+        "cdx",
+        "exporter X=1",
+        "export",
+        "# cd /tmp",  # a comment
+        "cat <<EOF\ncd /tmp\nX=1\nEOF",  # body lines are stdin, not commands
+    ],
+)
+def test_no_effect_only_for_lines_that_only_change_shell_state(text: str) -> None:
+    assert codes(text) == []
+
+
+LINE_CONTINUATION = (
+    "Line ends with '\\' but lines are never joined: the next line runs on its own (or is heredoc body) and this "
+    "command gets a dangling '\\'; write the whole command on one line"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("ls \\\n-l\n", (0, 3, 0, 4)),
+        ("  ls -l \\  \n-a\n", (0, 8, 0, 9)),  # trailing blanks after the backslash are trimmed away
+        ("ls \\\\\\\nx\n", (0, 5, 0, 6)),  # three backslashes: the last one is unescaped
+        ("écho ü \\\r\nx\r\n", (0, 7, 0, 8)),
+        ("ls \\\rx\r", (0, 3, 0, 4)),
+        ("cat <<EOF > out \\\nx\nEOF\n", (0, 16, 0, 17)),  # an opener's tail
+    ],
+)
+def test_line_continuation(text: str, span: tuple[int, int, int, int]) -> None:
+    assert diags(text) == [("line_continuation", span, LINE_CONTINUATION)]
+    script = parse(text)
+    assert script.diagnostics[0].data == {"next_line": span[0] + 1}
+    # The next line is not joined: it stays its own command or body line.
+    assert [c.line for c in script.commands] == ([0] if script.commands[0].heredoc else [0, 1])
+
+
+@pytest.mark.parametrize("text", ["ls \\\\", "ls # note \\", "echo '\\'", "cat <<EOF\nx \\\nEOF"])
+def test_no_line_continuation(text: str) -> None:
+    assert codes(text) == []
+
+
+# --------------------------------------------------------------------------------------------------------------
+# SPEC §3: configured commands after `NAME=value` prefixes, blanks read as one space.
+
+
+@pytest.mark.parametrize(
+    "opener",
+    [
+        "CHATROOM_URL=http://x chatroom handoff j1 <<EOF",
+        "CHATROOM_URL=http://x   chatroom \t handoff <<EOF",
+        'A=1 B="x y" chatroom  handoff <<EOF > out',
+        "chatroom  handoff <<EOF | tee log",
+    ],
+)
+def test_configured_command_after_env_prefix_and_blank_runs(opener: str) -> None:
+    script = parse(f"{opener}\n\nhello\nEOF\n", schemas=SCHEMAS)
+    (command,) = script.commands
+    assert command.schema is HANDOFF
+    assert command.params is not None
+    assert script.diagnostics == ()
+
+
+@pytest.mark.parametrize("opener", ["CHATROOM_URL=x chatroomhandoff <<EOF", "echo chatroom handoff <<EOF"])
+def test_env_prefix_does_not_widen_the_match(opener: str) -> None:
+    (command,) = parse(f"{opener}\nhello\nEOF\n", schemas=SCHEMAS).commands
+    assert command.schema is None

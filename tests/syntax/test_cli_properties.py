@@ -102,6 +102,7 @@ class Entry:
     dash: bool = False
     space: str = ""
     body: tuple[str, ...] = ()
+    tail: str = ""  # a redirection or pipe after the marker (SPEC §2.2)
 
 
 line_chars = st.characters(blacklist_characters="\r\n", blacklist_categories=["Cs"])
@@ -132,6 +133,7 @@ def entries(draw: st.DrawFn) -> Entry:
         draw(st.booleans()),
         draw(st.sampled_from(["", " ", "  "])),
         tuple(body),
+        draw(st.sampled_from(["", "", "> out.txt", "2>&1 | tee é.log", "|| exit 1", "&& echo ok", "; x", ">>o"])),
     )
 
 
@@ -142,7 +144,8 @@ def render(script: list[Entry], indent: str, newline: str, final: bool) -> str:
             out.append(indent + e.text)
             continue
         op = "<<-" if e.dash else "<<"
-        out.append(f"{indent}{e.text} {op}{e.space}{e.quote}{e.marker}{e.quote}")
+        tail = f" {e.tail}" if e.tail else ""
+        out.append(f"{indent}{e.text} {op}{e.space}{e.quote}{e.marker}{e.quote}{tail}")
         out.extend(e.body)
         out.append(indent + e.marker)
     return newline.join(out) + (newline if final and out else "")
@@ -155,7 +158,8 @@ def expected_commands(script: list[Entry]) -> list[tuple[str, str]]:
             out.append((e.text, ""))
         elif e.kind == "heredoc":
             body = [b.lstrip("\t") for b in e.body] if e.dash else list(e.body)
-            out.append((e.text, "".join(b + "\n" for b in body)))
+            run_text = f"{e.text} {e.tail}" if e.tail else e.text
+            out.append((run_text, "".join(b + "\n" for b in body)))
     return out
 
 
@@ -170,7 +174,7 @@ def test_generated_scripts_round_trip(script: list[Entry], indent: str, newline:
     text = render(script, indent, newline, final)
     lines = split_lines(text)
     parsed = parse_cli(lines)
-    assert [(c.text, c.stdin_text()) for c in parsed.commands] == expected_commands(script)
+    assert [(c.run_text, c.stdin_text()) for c in parsed.commands] == expected_commands(script)
     assert not any(d.code.endswith("heredoc") or d.code == "invalid_marker" for d in parsed.diagnostics)
     assert sum(1 for e in script if e.kind == "comment") == sum(1 for i in parsed.items if not isinstance(i, Command))
 
@@ -179,7 +183,8 @@ def test_generated_scripts_round_trip(script: list[Entry], indent: str, newline:
 # Incremental re-parsing gives the full parse
 
 script_line = st.sampled_from(
-    ["echo a", "cat <<EOF", "EOF", "  EOF ", "x <<-'E'", "E", "<<EOF", "a <<A <<B", "A", "B", "# c", "", "cmd<<EOF",
+    ["echo a", "cat <<EOF", "EOF", "cat <<EOF > o", "x <<E extra", "a <<A | b <<B", "cd d", "ls \\", "c <<EOF>o",
+     "  EOF ", "x <<-'E'", "E", "<<EOF", "a <<A <<B", "A", "B", "# c", "", "cmd<<EOF",
      "y <<ÉOF", "ÉOF", "---A---", "\t---A---", "task <<END", "END", "say <<Z", "Z", "raw <<EOF", "q << \"Q\"", "Q"]
 )  # fmt: skip
 

@@ -281,7 +281,7 @@ MULTI = [
         "---TITLE---\nFix delimiter handling\n---DESCRIPTION---\nThe old code had this pattern:\n---TITLE---\n"
         "Which caused issues.",
         TASK,
-        [("duplicate", (4, 0, 4, 11), "Duplicate parameter 'TITLE' found at line 5")],
+        [("duplicate", (4, 0, 4, 11), "Duplicate parameter 'TITLE' found at line 1")],
     ),
     (
         "missing_in_schema_order",
@@ -378,7 +378,7 @@ def test_multi_diagnostics(text: str, schema: CommandSchema | None, expected: li
 def test_line_offset_moves_lines_and_message_numbers() -> None:
     text = "---TITLE---\nt\n---TITLE---\nu\n---DESCRIPTION---\nd"
     assert diags(text, TASK, line_offset=100) == [
-        ("duplicate", (102, 0, 102, 11), "Duplicate parameter 'TITLE' found at line 103"),
+        ("duplicate", (102, 0, 102, 11), "Duplicate parameter 'TITLE' found at line 101"),
     ]
 
 

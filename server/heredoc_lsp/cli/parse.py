@@ -131,7 +131,7 @@ def parse_document(analysis: Analysis) -> dict[str, Any]:
         out["commands"] = [
             {
                 "line": c.line + 1,
-                "command": c.text,
+                "command": c.run_text,
                 "stdin": list(c.heredoc.body) if c.heredoc is not None else None,
                 "marker": c.heredoc.marker if c.heredoc is not None else None,
             }

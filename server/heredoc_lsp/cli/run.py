@@ -1,15 +1,20 @@
 """``heredoc-lsp run SCRIPT.cli``: run a script's commands through the sandboxed executor (SPEC §2.8, §9).
 
-A script with any error runs nothing. Commands run in order, each with its heredoc as stdin, and the run stops at
-the first failing command unless ``--keep-going``. ``--output json`` writes SPEC §7 events (JSONL) on stdout and
-reads ``run.start``/``run.input``/``run.cancel`` on stdin. Exit codes: 0 completed or cancelled, 1 failed, 2 usage.
+Only ``.cli`` scripts run: an inbox reply, an outbox or any other file is refused (exit 2; replies are applied with
+``apply``). A script with any error, or a ``possible_heredoc`` warning, runs nothing. Commands run in order, each
+with its heredoc as stdin, and the run stops at the first failing command unless ``--keep-going``. ``--output json``
+writes SPEC §7 events (JSONL) on stdout and reads ``run.start``/``run.input``/``run.cancel`` on stdin. Exit codes:
+0 completed or cancelled, 1 failed, 2 usage.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from heredoc_lsp.languages import Language, language_from_path
 
 
 def add_common_arguments(p: argparse.ArgumentParser, *, keep_going: bool = False) -> None:
@@ -44,16 +49,35 @@ def add_parser(subparsers: Any) -> None:
         help="run a .cli script through the sandboxed executor",
         description="Run every command of SCRIPT in order, each with its heredoc body as stdin, in the workspace "
         "(default: the config file's folder, else the current one), sandboxed with bubblewrap when available. "
-        "A script with errors runs nothing. Exit 0 when completed or cancelled, 1 when failed, 2 on usage errors.",
+        "Only .cli scripts run (apply an LLM's reply with 'heredoc-lsp apply'). A script with errors or a "
+        "possible_heredoc warning runs nothing. Exit 0 when completed or cancelled, 1 when failed, 2 on usage errors.",
     )
     p.add_argument("script", nargs="?", metavar="SCRIPT.cli", help="the script (JSON mode: may come in run.start)")
     add_common_arguments(p, keep_going=True)
     p.set_defaults(handler=run)
 
 
+def not_a_script(path: Path) -> str | None:
+    """Why ``path`` may not be run as a script (SPEC §2.8: only ``.cli`` scripts are), or None when it may."""
+    language = language_from_path(path)
+    if language is Language.CLI:
+        return None
+    if language is Language.INBOX:
+        return (
+            f"{path}: an inbox reply is not a script and never runs as one; "
+            f"use 'heredoc-lsp apply {path}' to apply a reply"
+        )
+    if language is Language.OUTBOX:
+        return f"{path}: an outbox (what the agent sends the LLM) is not a script; nothing in it runs"
+    return (
+        f"{path}: not a .cli script; 'heredoc-lsp run' only runs .cli scripts "
+        "(use 'heredoc-lsp apply' for an LLM's reply)"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
 
-    from heredoc_lsp.cli.run_common import Request, file_preparer, main_for
+    from heredoc_lsp.cli.run_common import Preparer, Request, UsageError, file_preparer, main_for
     from heredoc_lsp.executor.control import RunControl
     from heredoc_lsp.executor.events import EventSink
     from heredoc_lsp.executor.model import RunOutcome
@@ -72,4 +96,14 @@ def run(args: argparse.Namespace) -> int:
             run_id=request.run_id,
         )
 
-    return main_for(args, Path(args.script) if args.script else None, file_preparer(args), start)
+    prepare_file = file_preparer(args)
+
+    def prepare(path: Path, overrides: Mapping[str, Any] | None) -> Request:
+        # Refused by name before anything else (its config is not even loaded): nothing in it may run.
+        refusal = not_a_script(path)
+        if refusal is not None:
+            raise UsageError(refusal)
+        return prepare_file(path, overrides)
+
+    checked: Preparer = prepare
+    return main_for(args, Path(args.script) if args.script else None, checked, start)

@@ -1,4 +1,5 @@
-"""Running a ``.cli`` script (SPEC §2.8): refused when it has errors, else each command in order with its heredoc."""
+"""Running a ``.cli`` script (SPEC §2.8): refused when it has errors or a ``possible_heredoc`` warning, else each
+command in order (its run text, SPEC §2.2) with its heredoc."""
 
 from __future__ import annotations
 
@@ -62,32 +63,44 @@ def read_document(path: Path, text: str | None) -> tuple[str, list[Diagnostic]]:
 def script_steps(
     path: Path, text: str | None, config: Config, lines: Collection[int] | None
 ) -> tuple[list[CommandStep], int]:
-    """The script's commands as steps; refuses (``parse_error``) a script with any error. Returns steps, total."""
+    """The script's commands as steps; refuses (``parse_error``) a script with any error or a ``possible_heredoc``
+    warning (SPEC §2.8). Returns steps, total."""
     from heredoc_lsp.analysis.core import analyze
     from heredoc_lsp.languages import Language
-    from heredoc_lsp.syntax.cli import CliScript
-    from heredoc_lsp.syntax.diagnostics import Severity
+    from heredoc_lsp.syntax.cli import CliScript, blocks_run
 
     source, extra = read_document(path, text)
     analysis = analyze(source, Language.CLI, config, path=path, extra_diagnostics=extra)
-    errors = [d for d in analysis.diagnostics if d.severity == Severity.ERROR]
-    if errors:
-        n = len(errors)
-        first = errors[0]
+    # Suppressed diagnostics are not in analysis.diagnostics: a suppressed possible_heredoc does not block.
+    blocking = [d for d in analysis.diagnostics if blocks_run(d)]
+    if blocking:
+        first = blocking[0]
         raise RunRefused(
             "parse_error",
-            f"{path.name} has {n} error{'s' if n != 1 else ''}; nothing was run "
+            f"{path.name} has {_problems(blocking)}; nothing was run "
             f"(line {first.span.start_line + 1}: {first.message})",
             diagnostics=diagnostics_json(analysis.diagnostics),
         )
     tree = analysis.tree
     assert isinstance(tree, CliScript)
-    steps = [CommandStep(c.text, c.stdin_text(), c.line) for c in tree.commands]
+    # The runner gets each command's run text: `cat <<EOF > out.txt` runs `cat > out.txt` (SPEC §2.2).
+    steps = [CommandStep(c.run_text, c.stdin_text(), c.line) for c in tree.commands]
     total = len(steps)
     if lines is not None:
         wanted = set(lines)
         steps = [s for s in steps if s.line in wanted]
     return steps, total
+
+
+def _problems(blocking: Collection[Diagnostic]) -> str:
+    """``"2 errors"``, ``"1 possible_heredoc warning"``, ``"1 error and 1 possible_heredoc warning"``."""
+    from heredoc_lsp.syntax.diagnostics import Severity
+
+    counts: dict[str, int] = {}
+    for d in blocking:
+        kind = "error" if d.severity == Severity.ERROR else f"{d.code} warning"
+        counts[kind] = counts.get(kind, 0) + 1
+    return " and ".join(f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in counts.items())
 
 
 def default_script_workspace(path: Path, config: Config) -> Path:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 
 from heredoc_lsp.analysis.suppress import TextEdit
 from heredoc_lsp.fixes.model import Fix, FixContext
+from heredoc_lsp.syntax.cli import may_end_opener
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
 from heredoc_lsp.syntax.text import trim
 
@@ -41,12 +42,27 @@ def unused_marker(wanted: str, body: Iterable[str]) -> str:
 
 
 def rename_invalid_marker(d: Diagnostic, ctx: FixContext) -> list[Fix]:
-    """``invalid_marker``: rename the word (and its closing line, when there is one) to a valid, unused marker."""
+    """``invalid_marker``: rename the word (and its closing line, when there is one) to a valid, unused marker; a
+    valid marker glued to a redirection or pipe (``<<EOF>out``) gets a blank instead."""
     data = d.data or {}
     word = data.get("word")
     marker = data.get("marker")
     if not isinstance(word, str) or not word or not isinstance(marker, str):
         return []
+    glued = data.get("glued_col")
+    if isinstance(glued, int):
+        # `cat <<EOF>out`: the marker is fine, a blank is missing before the redirection or pipe (renaming the
+        # whole word would drop the redirection).
+        line = d.span.start_line
+        edit = TextEdit(Span(line, glued, line, glued), " ")
+        return [
+            Fix(
+                f"Put a blank between the marker '{marker}' and '{word[glued - d.span.start_col :]}'",
+                (edit,),
+                (d,),
+                preferred=True,
+            )
+        ]
     lines: Sequence[str] = ctx.source.lines
     opener = d.span.start_line
     terminator = data.get("terminator_line")
@@ -69,7 +85,7 @@ def space_before_operator(d: Diagnostic, ctx: FixContext) -> list[Fix]:
         return []
     line = d.span.start_line
     text = ctx.source.lines[line] if line < len(ctx.source.lines) else ""
-    if d.span.end_col != len(text.rstrip(" \t\f\v")):
-        return []  # a space alone does not make a heredoc of '<<WORD' in the middle of a line
+    if not may_end_opener(text[d.span.end_col :].rstrip(" \t\f\v")):
+        return []  # a space alone does not make a heredoc of '<<WORD' followed by another word
     edit = TextEdit(Span(line, col, line, col), " ")
     return [Fix(f"Add a space before '<<' to start a heredoc ending at '{marker}'", (edit,), (d,))]

@@ -40,7 +40,7 @@ def switch_to_uuid(d: Diagnostic, body: ParamsBody, ctx: FixContext) -> list[Fix
 
 
 def add_missing(d: Diagnostic, body: ParamsBody, ctx: FixContext) -> list[Fix]:
-    """``missing``: add the delimiter at the end of the body, followed by an empty line for the value."""
+    """``missing``: add the delimiter at the end of the body, followed by a placeholder value to type over."""
     data = d.data or {}
     name = data.get("name")
     if not isinstance(name, str):
@@ -60,10 +60,15 @@ def add_missing(d: Diagnostic, body: ParamsBody, ctx: FixContext) -> list[Fix]:
     return fixes
 
 
+def placeholder(name: str) -> str:
+    """The value line an added parameter gets: visibly unfinished, never empty (an empty value is an error)."""
+    return f"TODO: <{name.lower().replace('_', ' ')}>"
+
+
 def _insert_params(ctx: FixContext, line: int, names: Sequence[str], uuid: str | None) -> tuple[TextEdit, ...]:
-    # One insertion of several lines: the empty line after each delimiter is where its value goes (it stays an
-    # `empty` error until the user writes the value: a quick fix must not invent content).
-    block = ctx.source.newline.join(part for name in names for part in (delimiter_text(name, uuid), ""))
+    # One insertion of several lines: each delimiter followed by a placeholder value for the person to type over.
+    # An empty line instead would trade `missing` for an `empty` error.
+    block = ctx.source.newline.join(part for name in names for part in (delimiter_text(name, uuid), placeholder(name)))
     return (ctx.source.insert_line(line, block),)
 
 

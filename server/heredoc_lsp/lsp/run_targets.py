@@ -62,11 +62,13 @@ def short(text: str, limit: int = LABEL_CHARS) -> str:
     return first + (" …" if more else "")
 
 
-def _errors(found: Sequence[Diagnostic]) -> list[Diagnostic]:
+def _errors(found: Sequence[Diagnostic], blocking: Sequence[Diagnostic] = ()) -> list[Diagnostic]:
+    """The errors of ``found`` and the diagnostics of ``blocking``, each once, in document order."""
     seen: set[tuple[Span, str]] = set()
     out: list[Diagnostic] = []
-    for d in found:
-        if d.severity == Severity.ERROR and (d.span, d.code) not in seen:
+    candidates = [d for d in found if d.severity == Severity.ERROR]
+    for d in [*candidates, *blocking]:
+        if (d.span, d.code) not in seen:
             seen.add((d.span, d.code))
             out.append(d)
     out.sort(key=lambda d: (d.span.start_line, d.span.start_col))
@@ -76,7 +78,8 @@ def _errors(found: Sequence[Diagnostic]) -> list[Diagnostic]:
 def _not_runnable(errors: Sequence[Diagnostic], what: str) -> str:
     first = errors[0]
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"{what} has errors: line {first.span.start_line + 1}: {first.message}{more}"
+    problems = "errors" if any(d.severity == Severity.ERROR for d in errors) else "a warning that blocks a run"
+    return f"{what} has {problems}: line {first.span.start_line + 1}: {first.message}{more}"
 
 
 def _occurrence_keys(contents: Sequence[TargetKey]) -> list[TargetKey]:
@@ -97,12 +100,13 @@ def _errors_within(errors: Sequence[Diagnostic], starts: Sequence[int], first: i
 
 def cli_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarget]:
     """The targets of a ``.cli`` script: the script at line 0, then every command line in order."""
-    from heredoc_lsp.syntax.cli import CliScript, Command
+    from heredoc_lsp.syntax.cli import CliScript, Command, blocks_run
 
     assert isinstance(tree, CliScript)
-    errors = _errors([*tree.diagnostics, *diagnostics])
+    # Errors of the parse, plus what blocks a run among the final (unsuppressed) diagnostics: possible_heredoc.
+    errors = _errors([*tree.diagnostics, *diagnostics], [d for d in diagnostics if blocks_run(d)])
     items = [item for item in tree.items if isinstance(item, Command)]
-    contents: list[TargetKey] = [("cmd", c.text, c.heredoc.body if c.heredoc is not None else None) for c in items]
+    contents: list[TargetKey] = [("cmd", c.run_text, c.heredoc.body if c.heredoc is not None else None) for c in items]
     keys = _occurrence_keys(contents)
     starts = [d.span.start_line for d in errors]
     commands: list[RunTarget] = []
@@ -125,11 +129,11 @@ def cli_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarg
                 end_line=end,
                 col=item.col,
                 end_col=item.col + len(item.text),
-                label=short(item.text),
+                label=short(item.run_text),
                 index=index,
                 runnable=problem is None,
                 problem=problem,
-                command=item.text,
+                command=item.run_text,
             )
         )
     runnable = [t for t in commands if t.runnable]

@@ -36,7 +36,7 @@ from heredoc_lsp.syntax.diagnostics import Span
 from heredoc_lsp.syntax.inbox import InboxReply
 from heredoc_lsp.syntax.outbox import Outbox
 from heredoc_lsp.syntax.params import ParamsBody
-from heredoc_lsp.syntax.schema import CommandSchema, lookup_schema
+from heredoc_lsp.syntax.schema import CommandSchema, schema_match
 from heredoc_lsp.syntax.text import BLANK_CHARS
 
 TOKEN_TYPES: tuple[str, ...] = (
@@ -87,15 +87,16 @@ def tokens(
 # -- .cli -------------------------------------------------------------------------------------------------------
 
 
-def _command_word(text: str, col: int, schemas: Mapping[str, CommandSchema]) -> int:
-    """Length of the command's name at ``col``: the configured name when one matches, else the first word."""
+def _command_word(text: str, col: int, schemas: Mapping[str, CommandSchema]) -> tuple[int, int]:
+    """(column, length) of the command's name in the command starting at ``col``: the configured name when one
+    matches (after ``NAME=value`` prefixes, SPEC §3), else the first word."""
     if schemas:
         end = len(text.rstrip(BLANK_CHARS))
-        schema = lookup_schema(schemas, text[col:end])
-        if schema is not None:
-            return len(schema.name)
+        found = schema_match(schemas, text[col:end])
+        if found is not None:
+            return col + found.start, found.end - found.start
     m = _WORD.match(text, col)
-    return m.end() - col if m is not None else 0
+    return col, (m.end() - col if m is not None else 0)
 
 
 def _cli(
@@ -111,7 +112,7 @@ def _cli(
             if kind == "comment":
                 extend((line, col, len(text.rstrip(blanks)) - col, COMMENT, 0))
             else:
-                extend((line, col, _command_word(text, col, schemas), FUNCTION, 0))
+                extend((line, *_command_word(text, col, schemas), FUNCTION, 0))
             continue
         _heredoc(lines, view, schemas, first, last, out)
     return out
@@ -124,8 +125,8 @@ def _heredoc(
     if first <= line <= last:
         text = lines[line]
         if view.cmd_len:
-            word = _command_word(text[: view.col + view.cmd_len], view.col, schemas)
-            out.extend((line, view.col, min(word, view.cmd_len), FUNCTION, 0))
+            at, word = _command_word(text[: view.col + view.cmd_len], view.col, schemas)
+            out.extend((line, at, word, FUNCTION, 0))
         out.extend((line, view.op_col, view.op_len, OPERATOR, 0))
         if view.marker:
             out.extend((line, view.marker_col, len(view.marker), KEYWORD, DECLARATION))

@@ -17,8 +17,16 @@ Choices where SPEC §2 is silent:
 - ``invalid_marker`` (``cmd <<ÉOF``, ``cmd << 'A B'``, ``cmd <<`` with no word) consumes a body only up to a later
   line trimmed to the word (quotes removed); without such a line nothing is consumed, because swallowing the rest
   of the file would hide every later command.
-- ``possible_heredoc`` also covers ``<<WORD`` that does not end the line (``cmd <<EOF | grep x``); at most one per
-  line. Lines whose result depends on later lines are remembered for ``resume_line``.
+- An opener's tail (SPEC §2.2) starts with a redirection (``>``, ``<``, ``N>``, ``&>``...), ``|``, ``&&`` or ``;``;
+  ``&`` alone or ``#`` is no tail. ``Command.run_text`` is what the runner gets (``cat <<EOF > out.txt``: ``cat >
+  out.txt``). A marker glued to a tail (``<<EOF>out``) is ``invalid_marker``, its body running to the marker.
+- ``possible_heredoc`` covers ``<<WORD`` needing a space before ``<<`` or followed by a word that is no tail (``cmd
+  <<EOF extra``); at most one per line. Lines whose result depends on later lines are remembered for
+  ``resume_line``. It blocks a run (:func:`blocks_run`).
+- Lint (SPEC §2.9, warnings): ``no_effect`` for a plain command line that only changes shell state
+  (:data:`NO_EFFECT_COMMANDS`, or assignments alone) and holds no ``; & | < >``, backquote or ``$(``;
+  ``line_continuation`` for a plain command (or opener tail) ending in an odd number of ``\\`` outside a ``#``
+  comment.
 - An erroneous heredoc that is also unclosed gets both diagnostics; structured bodies are checked only for
   runnable commands. With configured commands, a command matching none has plain stdin (no auto-detection).
 - Messages quote at most 60 characters of user text.
@@ -35,7 +43,7 @@ from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, 
 from heredoc_lsp.syntax.lazy_re import lazy_compile
 from heredoc_lsp.syntax.params import ParamsBody, is_delimiter_line, parse_params
 from heredoc_lsp.syntax.records import field, record, record_fields
-from heredoc_lsp.syntax.schema import CommandSchema, lookup_schema
+from heredoc_lsp.syntax.schema import CommandSchema, is_only_assignments, lookup_schema
 from heredoc_lsp.syntax.text import BLANK_CHARS
 
 TYPE_CHECKING = False
@@ -49,15 +57,81 @@ if TYPE_CHECKING:
 # `<<` (or `<<-`) at the start of the trimmed line or after a blank, and not part of `<<<` (a here-string).
 _OPERATOR = r"(?<![^ \t\f\v])<<(?!<)(-?)[ \t]*"
 _MARKER = r"""(?:([A-Za-z0-9_]+)|'([A-Za-z0-9_]+)'|"([A-Za-z0-9_]+)")"""
-# A valid opener ending the trimmed line. A match can only start at the line's last `<<` (markers, quotes and blanks
-# contain no `<`), so the scanner matches at ``t.rfind("<<")`` instead of searching.
-_OPENER_END = lazy_compile(_OPERATOR + _MARKER + r"\Z")
+# What may follow the marker (after blanks): a redirection (`>`, `>>`, `<`, `2>`, `2>&1`, `>&2`, `&>`, `N<`...),
+# a pipe or a list operator (`|`, `||`, `&&`, `;`). Anything else makes the line a plain command.
+_TAIL_START = r"(?:[0-9]*[<>]|&>|\||&&|;)"
+_TAIL = lazy_compile(_TAIL_START)
+_TAILS_SHOWN = "a redirection, a pipe, '&&', '||' or ';'"
+# The end of an opener on the trimmed line: the end of the line, or blanks and a tail (which starts at ``m.end()``).
+_OPENER_TAIL = r"(?:\Z|[ \t\f\v]+(?=" + _TAIL_START + r"))"
+_OPENER_END = lazy_compile(_OPENER_TAIL)
+# A valid opener; the line's first match is its opener (a later `<<` in the tail is `multiple_heredocs`).
+_OPENER = lazy_compile(_OPERATOR + _MARKER + _OPENER_TAIL)
 # A complete heredoc redirection anywhere (followed by a blank or the end): finds `<<A` in `cmd <<A <<B`.
 _HEREDOC_TOKEN = lazy_compile(_OPERATOR + _MARKER + r"(?![^ \t\f\v])")
-# An operator followed by one word (maybe quoted, maybe empty) ending the line, when that word is no valid marker.
-_INVALID_END = lazy_compile(_OPERATOR + r"""('[^']*'|"[^"]*"|[^ \t\f\v]*)\Z""")
+# An operator followed by one word (maybe quoted, maybe empty) that is no valid marker, where an opener would end.
+_INVALID = lazy_compile(_OPERATOR + r"""('[^']*'|"[^"]*"|[^ \t\f\v]*)""" + _OPENER_TAIL)
+# A valid marker glued to what looks like the start of a tail (`<<EOF>out`, `<<EOF|tee`): a missing blank.
+_GLUED_TAIL = lazy_compile(r"""(?:[A-Za-z0-9_]+|'[A-Za-z0-9_]+'|"[A-Za-z0-9_]+")(?=""" + _TAIL_START + ")")
 # `<<WORD` anywhere in a plain command (no blank needed before it): candidates for `possible_heredoc`.
 _LOOSE_TOKEN = lazy_compile(r"(?<!<)<<(?!<)-?[ \t]*" + _MARKER)
+_FIRST_WORD = lazy_compile(r"[^ \t\f\v]+")
+# A `#` starting a word: the rest of the line is a shell comment (a backslash there continues nothing).
+_SHELL_COMMENT = lazy_compile(r"(?:^|[ \t\f\v])#")
+# Shell syntax through which a line does more than change the shell's own state: lists, pipes, redirections,
+# command substitution. A line holding any of it is never `no_effect`.
+_HAS_EFFECT = lazy_compile(r"[;&|<>`]|\$\(")
+
+
+def _with_args(args: Sequence[str]) -> bool:
+    return bool(args)
+
+
+def _exports(args: Sequence[str]) -> bool:
+    return bool(args) and "-p" not in args  # `export -p` prints
+
+
+def _sets(args: Sequence[str]) -> bool:
+    return bool(args) and list(args) not in (["-o"], ["+o"])  # `set -o` prints the options
+
+
+def _shopt_sets(args: Sequence[str]) -> bool:
+    return len(args) > 1 and args[0] in ("-s", "-u")
+
+
+def _defines_alias(args: Sequence[str]) -> bool:
+    return any("=" in a for a in args)  # `alias ll` prints the alias
+
+
+def _sets_umask(args: Sequence[str]) -> bool:
+    return bool(args) and not args[0].startswith("-")  # `umask -S` prints
+
+
+def _always(args: Sequence[str]) -> bool:
+    return True
+
+
+# SPEC §2.9 `no_effect`: commands that only change the shell's own state (which the next line, run in a shell of its
+# own, never sees), with what they change and when they do nothing else (as opposed to printing something).
+# Assignments alone (`X=1`) are the other case.
+NO_EFFECT_COMMANDS: dict[str, tuple[str, Callable[[Sequence[str]], bool]]] = {
+    "cd": ("the change of directory", _always),
+    "export": ("the variable", _exports),
+    "readonly": ("the variable", _exports),
+    "unset": ("the variable", _with_args),
+    "set": ("the shell option", _sets),
+    "shopt": ("the shell option", _shopt_sets),
+    "alias": ("the alias", _defines_alias),
+    "unalias": ("the alias", _with_args),
+    "source": ("what it defines", _with_args),
+    ".": ("what it defines", _with_args),
+    "umask": ("the file mode mask", _sets_umask),
+}
+# The first two characters of every line _lint can warn about, except assignments (which hold `=`) and line
+# continuations (which end in `\`): the scanner's cheap filter.
+_LINT_STARTS = frozenset(
+    {name[:2] for name in NO_EFFECT_COMMANDS if len(name) > 1} | {"." + blank for blank in BLANK_CHARS}
+)
 
 COMPAT_CODE = "compat_arca_cli"
 
@@ -73,7 +147,9 @@ class Heredoc:
     ``marker`` is the word without quotes; ``marker_span`` covers that word (inside the quotes when quoted).
     ``body`` holds the stdin lines: verbatim, line terminators removed, leading tabs removed for ``<<-``.
     ``terminator_line``/``terminator_span`` are None when the heredoc is unclosed (the body then runs to the end of
-    the file). ``body_end`` is the exclusive end line of the body.
+    the file). ``body_end`` is the exclusive end line of the body. ``tail`` is the redirection or pipe that follows
+    the marker on the opener line (``> out.txt`` in ``cat <<EOF > out.txt``), ``""`` without one; ``tail_span``
+    covers it.
     """
 
     operator_span: Span
@@ -86,6 +162,8 @@ class Heredoc:
     body: tuple[str, ...]
     terminator_line: int | None
     terminator_span: Span | None
+    tail: str = ""
+    tail_span: Span | None = None
 
     @property
     def body_end(self) -> int:
@@ -105,7 +183,9 @@ class Command:
     """A command line (with its heredoc, if any).
 
     ``text`` is the trimmed command (for a heredoc line, the text before the operator); it starts at column
-    ``col`` of ``line``. ``end_line`` is the last line the item covers (the terminator for a closed heredoc).
+    ``col`` of ``line``. ``run_text`` is what the runner gets (SPEC §2.2: with a heredoc tail, the text before the
+    operator, one space and the tail). ``end_line`` is the last line the item covers (the terminator for a closed
+    heredoc).
     ``error`` is None for runnable commands; otherwise the code of the error that made the line no command
     (such items are in ``CliScript.items`` but not in ``CliScript.commands``). ``schema`` is the configured command
     matching ``text``; ``params`` the parse of a structured heredoc body.
@@ -127,6 +207,14 @@ class Command:
     @property
     def runnable(self) -> bool:
         return self.error is None
+
+    @property
+    def run_text(self) -> str:
+        """The command given to the runner: ``cat <<EOF > out.txt`` runs ``cat > out.txt``."""
+        h = self.heredoc
+        if h is None or not h.tail:
+            return self.text
+        return f"{self.text} {h.tail}" if self.text else h.tail
 
     def stdin_text(self) -> str:
         """Stdin for running this command: the heredoc body (each line + ``\\n``), or ``""`` without one."""
@@ -153,6 +241,22 @@ class Comment:
 Item = Command | Comment
 
 
+# Warnings that stop a script from running (SPEC §2.6, §2.8): the lines they are about would run as commands.
+RUN_BLOCKING_WARNINGS = frozenset({"possible_heredoc"})
+
+
+def blocks_run(diagnostic: Diagnostic) -> bool:
+    """True when ``diagnostic`` (not suppressed) means the script must not run: any error, or a warning of
+    :data:`RUN_BLOCKING_WARNINGS`."""
+    return diagnostic.severity == Severity.ERROR or diagnostic.code in RUN_BLOCKING_WARNINGS
+
+
+def may_end_opener(rest: str) -> bool:
+    """True when ``rest``, the text after a marker, lets the marker end an opener (SPEC §2.2): nothing, or blanks and
+    a tail starting with a redirection, a pipe or a list operator."""
+    return _OPENER_END.match(rest) is not None
+
+
 def command_stdin(command: Command) -> str:
     """Stdin for ``command`` (SPEC §2.8): each body line followed by ``\\n``; no heredoc or empty body: ``""``."""
     return command.stdin_text()
@@ -162,18 +266,40 @@ class _Row:
     """What the scanner keeps about a heredoc line until items are built (cheap, mutable, private).
 
     ``op_at`` is the column of the operator in the trimmed line, which starts at column ``col``; the other columns
-    are derived (by matching again) only when items are built.
+    are derived (by matching again) only when items are built. ``tail`` is the column in the trimmed line where the
+    redirection or pipe after the marker starts (``cat <<EOF > out.txt``), 0 when there is none.
     """
 
-    __slots__ = ("col", "error", "line", "marker", "op_at", "params", "schema", "simple", "strip", "terminator")
+    __slots__ = (
+        "col",
+        "error",
+        "line",
+        "marker",
+        "op_at",
+        "params",
+        "schema",
+        "simple",
+        "strip",
+        "tail",
+        "terminator",
+    )
 
     def __init__(
-        self, line: int, col: int, op_at: int, marker: str, strip: bool, error: ErrorCode | None, simple: bool = False
+        self,
+        line: int,
+        col: int,
+        op_at: int,
+        marker: str,
+        strip: bool,
+        error: ErrorCode | None,
+        simple: bool = False,
+        tail: int = 0,
     ) -> None:
         self.line = line
         self.simple = simple  # `cmd <<WORD`: operator `<<`, the marker right after it, no quotes
         self.col = col
         self.op_at = op_at
+        self.tail = tail
         self.marker = marker
         self.strip = strip
         self.error: ErrorCode | None = error
@@ -195,12 +321,15 @@ class _Row:
         t = line.strip(BLANK_CHARS)
         cmd_len = len(t[:op_at].rstrip(BLANK_CHARS))
         if self.error == "invalid_marker":
-            m = _INVALID_END.match(t, op_at)
+            m = _INVALID.match(t, op_at)
             assert m is not None
             word = m.group(2)
+            glued = _GLUED_TAIL.match(word)
+            if glued is not None:
+                word = word[: glued.end()]
             quoted = len(word) >= 2 and word[0] in "'\"" and word[-1] == word[0]
             return op_at, 2 + len(m.group(1)), m.start(2) + quoted, word[0] if quoted else "", cmd_len
-        m = _OPENER_END.match(t, op_at)
+        m = _HEREDOC_TOKEN.match(t, op_at)
         assert m is not None
         op_len = 2 + len(m.group(1))
         if m.group(2) is not None:
@@ -399,6 +528,26 @@ def _shown(text: str, limit: int = 60) -> str:
     return f"{text[:half]}...{text[-half:]}"
 
 
+def _token_end(m: re.Match[str]) -> int:
+    """The end of a heredoc redirection's marker (its closing quote included) in a match of ``_MARKER``."""
+    if m.group(2) is not None:
+        return m.end(2)
+    return m.end(3) + 1 if m.group(3) is not None else m.end(4) + 1
+
+
+def _no_effect(t: str) -> tuple[str, str, str] | None:
+    """(command, what it changes, how to write it instead) when the command ``t`` only changes shell state."""
+    if _HAS_EFFECT.search(t) is not None:
+        return None
+    if is_only_assignments(t):
+        return "assignment", "the variable", f"{t} <command>"
+    words = _FIRST_WORD.findall(t)
+    entry = NO_EFFECT_COMMANDS.get(words[0])
+    if entry is None or not entry[1](words[1:]):
+        return None
+    return words[0], entry[0], f"{t} && <command>"
+
+
 def _position(d: Diagnostic) -> tuple[int, int]:
     return (d.span.start_line, d.span.start_col)
 
@@ -423,6 +572,7 @@ class _Scanner:
         blanks = BLANK_CHARS
         plain_ok = not self.arca
         check_all = bool(self.schemas)
+        lint_starts = _LINT_STARTS
         numbered = enumerate(islice(lines, start, None) if start else lines, start)
         for i, line in numbered:
             t = line.strip(blanks)
@@ -433,6 +583,9 @@ class _Scanner:
                 continue
             if "<<" not in t:
                 append(i)
+                # Cheap filters first: most commands cannot be a lint case (see _lint).
+                if t[-1] == "\\" or t[:2] in lint_starts or "=" in t:
+                    self._lint(i, line, t)
                 continue
             j = t.rfind("<<")
             row: _Row | None = None
@@ -447,9 +600,10 @@ class _Scanner:
                 ):
                     row = _Row(i, len(line) - len(line.lstrip(blanks)), j, marker, False, None, True)
             if row is None:
-                row = self._heredoc_line(i, line, t, _OPENER_END.match(t, j))
+                row = self._heredoc_line(i, line, t)
                 if row is None:
                     append(i)
+                    self._lint(i, line, t)
                     continue
                 if row.terminator != -1:
                     append(row)
@@ -475,12 +629,13 @@ class _Scanner:
 
     # ---- a line containing `<<`
 
-    def _heredoc_line(self, i: int, line: str, t: str, m: re.Match[str] | None) -> _Row | None:
-        """Classify a top-level line containing ``<<`` (``m``: its ``_OPENER_END`` match); None: a plain command."""
+    def _heredoc_line(self, i: int, line: str, t: str) -> _Row | None:
+        """Classify a top-level line containing ``<<`` (trimmed: ``t``); None: a plain command."""
         col = len(line) - len(line.lstrip(BLANK_CHARS))
+        m = _OPENER.search(t)
         if m is not None:
             return self._opener(i, col, t, m)
-        m = _INVALID_END.search(t)
+        m = _INVALID.search(t)
         if m is not None:
             return self._invalid(i, col, t, m)
         self._possible_heredoc(i, col, t)
@@ -489,21 +644,29 @@ class _Scanner:
     def _opener(self, i: int, col: int, t: str, m: re.Match[str]) -> _Row:
         marker = m.group(2) or m.group(3) or m.group(4)
         op_at = m.start()
+        tail = m.end() if m.end() < len(t) else 0
+        # Every complete heredoc redirection of the line: before the opener (`cmd <<A x <<B`) and in its tail.
+        tokens = [m]
+        if t.find("<<", 0, op_at) >= 0:
+            tokens[:0] = _HEREDOC_TOKEN.finditer(t, 0, op_at)
+        if tail and t.find("<<", tail) >= 0:
+            tokens.extend(_HEREDOC_TOKEN.finditer(t, tail))
         error_code: ErrorCode | None = None
         if op_at == 0:
             error_code = "heredoc_without_command"
             self.diagnostics.append(
                 error(
-                    Span(i, col, i, col + m.end()),
+                    Span(i, col, i, col + _token_end(m)),
                     "heredoc_without_command",
                     f"Heredoc '{_shown(t)}' has no command: write the command before '<<' on this line",
                     data={"marker": marker},
                 )
             )
-        elif t.find("<<", 0, op_at) >= 0 and _HEREDOC_TOKEN.search(t, 0, op_at) is not None:
+        if len(tokens) > 1:
             error_code = "multiple_heredocs"
-            earlier = list(_HEREDOC_TOKEN.finditer(t, 0, op_at))
-            markers = [e.group(2) or e.group(3) or e.group(4) for e in earlier] + [marker]
+            markers = [e.group(2) or e.group(3) or e.group(4) for e in tokens]
+            last = tokens[-1]
+            marker = markers[-1]
             shown = (
                 [f"'<<{x}'" for x in markers]
                 if len(markers) <= 5
@@ -516,35 +679,43 @@ class _Scanner:
             listed = ", ".join(shown)
             self.diagnostics.append(
                 error(
-                    Span(i, col + earlier[0].start(), i, col + m.end()),
+                    Span(i, col + tokens[0].start(), i, col + _token_end(last)),
                     "multiple_heredocs",
                     f"Only one heredoc per command is supported, this line has {len(markers)} ({listed}); "
                     f"the body runs to the last marker '{marker}'",
                     data={"markers": markers, "marker": marker},
                 )
             )
-        elif self.arca and (m.group(2) is None or m.group(1) or m.start(2) != op_at + 2):
+            # The body (and the heredoc's operator and marker) are the last redirection's.
+            return _Row(i, col, last.start(), marker, bool(last.group(1)), error_code)
+        if error_code is None and self.arca and (m.group(2) is None or m.group(1) or m.start(2) != op_at + 2 or tail):
             self.diagnostics.append(
                 information(
-                    Span(i, col + op_at, i, col + m.end()),
+                    Span(i, col + op_at, i, col + (len(t) if tail else _token_end(m))),
                     COMPAT_CODE,
                     f"arca-cli's cli.script runs this line as a plain command: it only understands "
-                    f"'<<{marker}' (no quotes, no '-', no space after '<<')",
+                    f"'<<{marker}' at the end of the line (no quotes, no '-', no space after '<<', nothing after "
+                    "the marker)",
                     data={"marker": marker},
                 )
             )
-        return _Row(i, col, op_at, marker, bool(m.group(1)), error_code)
+        if tail and t[-1] == "\\":
+            self._line_continuation(i, col, t)
+        return _Row(i, col, op_at, marker, bool(m.group(1)), error_code, tail=tail)
 
     def _invalid(self, i: int, col: int, t: str, m: re.Match[str]) -> _Row:
         word = m.group(2)
         op_at = m.start()
         op_len = 2 + len(m.group(1))
-        marker = word[1:-1] if len(word) >= 2 and word[0] in "'\"" and word[-1] == word[0] else word
+        # `<<EOF>out`: a valid marker glued to a redirection or pipe. Its body ends at the marker's line.
+        glued = _GLUED_TAIL.match(word)
+        name = word[: glued.end()] if glued is not None else word
+        marker = name[1:-1] if len(name) >= 2 and name[0] in "'\"" and name[-1] == name[0] else name
         row = _Row(i, col, op_at, marker, bool(m.group(1)), "invalid_marker")
         if op_at == 0:
             self.diagnostics.append(
                 error(
-                    Span(i, col, i, col + m.end()),
+                    Span(i, col, i, col + m.end(2)),
                     "heredoc_without_command",
                     f"Heredoc '{_shown(t)}' has no command: write the command before '<<' on this line",
                     data={"marker": marker},
@@ -565,13 +736,22 @@ class _Scanner:
         # consumed (the word was probably not meant as a marker, swallowing the rest of the file would hide it).
         self.lookahead.append(i)
         closing = self._later_line(marker, i)
+        data: dict[str, Any] = {"word": word, "marker": marker, "terminator_line": closing}
+        if glued is not None:
+            shown_name = name if name[0] in "'\"" else "'" + name + "'"
+            why = (
+                f"put a blank between the marker {shown_name} and '{_shown(word[glued.end() :])}' "
+                "(a redirection or pipe after the marker must be separated from it)"
+            )
+            data["glued_col"] = col + m.start(2) + glued.end()
+        else:
+            why = "a marker is letters A-Z or a-z, digits and '_', optionally quoted"
         self.diagnostics.append(
             error(
                 Span(i, col + m.start(2), i, col + m.end(2)),
                 "invalid_marker",
-                f"Invalid heredoc marker '{_shown(word)}': "
-                "a marker is letters A-Z or a-z, digits and '_', optionally quoted",
-                data={"word": word, "marker": marker, "terminator_line": closing},
+                f"Invalid heredoc marker '{_shown(word)}': {why}",
+                data=data,
             )
         )
         if closing is None:
@@ -588,13 +768,22 @@ class _Scanner:
                 continue
             at = m.start()
             needs_space = at > 0 and t[at - 1] not in BLANK_CHARS
-            why = "it needs a space before '<<'" if needs_space else "it does not end the line"
+            if needs_space:
+                why = "it needs a space before '<<'"
+            else:
+                after = _FIRST_WORD.search(t, m.end())
+                follower = after.group(0) if after is not None else ""
+                if after is not None and after.start() == m.end() and _TAIL.match(follower) is not None:
+                    # `cat <<EOF; echo ok`: a tail, but glued to the marker.
+                    why = f"the marker is glued to '{_shown(follower)}': put a blank between them"
+                else:
+                    why = f"it is followed by '{_shown(follower)}', and only {_TAILS_SHOWN} may follow a marker"
             self.diagnostics.append(
                 warning(
                     Span(i, col + at, i, col + m.end()),
                     "possible_heredoc",
                     f"'{_shown(m.group(0))}' is not a heredoc opener ({why}), so line {later + 1} ('{_shown(word)}') "
-                    "will run as a command",
+                    "would run as a command: the script does not run while this warning stands",
                     data={
                         "marker": word,
                         "terminator_line": later,
@@ -604,6 +793,42 @@ class _Scanner:
                 )
             )
             return
+
+    # ---- lint warnings of plain commands (SPEC §2.9)
+
+    def _lint(self, i: int, line: str, t: str) -> None:
+        """``line_continuation`` and ``no_effect`` for the plain command ``t`` (the trimmed ``line``)."""
+        col = len(line) - len(line.lstrip(BLANK_CHARS))
+        if t[-1] == "\\":
+            self._line_continuation(i, col, t)
+        found = _no_effect(t)
+        if found is not None:
+            name, what, example = found
+            self.diagnostics.append(
+                warning(
+                    Span(i, col, i, col + len(t)),
+                    "no_effect",
+                    f"'{_shown(t)}' has no effect: every line runs in a shell of its own, so {what} does not carry "
+                    f"over to the next lines; put it on the line of the command that needs it ('{_shown(example)}')",
+                    data={"command": name},
+                )
+            )
+
+    def _line_continuation(self, i: int, col: int, t: str) -> None:
+        """Warn when ``t`` ends in an unescaped backslash that is not inside a ``#`` shell comment."""
+        backslashes = len(t) - len(t.rstrip("\\"))
+        if backslashes % 2 == 0 or _SHELL_COMMENT.search(t) is not None:
+            return
+        end = col + len(t)
+        self.diagnostics.append(
+            warning(
+                Span(i, end - 1, i, end),
+                "line_continuation",
+                "Line ends with '\\' but lines are never joined: the next line runs on its own (or is heredoc body) "
+                "and this command gets a dangling '\\'; write the whole command on one line",
+                data={"next_line": i + 1},
+            )
+        )
 
     def _later_line(self, text: str, after: int) -> int | None:
         """The first line after ``after`` whose trimmed text is ``text``."""
@@ -695,7 +920,8 @@ _COMMAND_SETTERS = _slot_setters(Command, "line col text heredoc end_line schema
 _COMMENT_SETTERS = _slot_setters(Comment, "line col text")
 _HEREDOC_SETTERS = _slot_setters(
     Heredoc,
-    "operator_span marker marker_span quoted quote strip_tabs body_start body terminator_line terminator_span",
+    "operator_span marker marker_span quoted quote strip_tabs body_start body terminator_line terminator_span"
+    " tail tail_span",
 )
 _new = object.__new__
 
@@ -761,7 +987,10 @@ def _heredoc_command(lines: Sequence[str], row: _Row, n: int) -> Command:
     op_at, op_len, marker_at, quote, cmd_len = row.layout(lines[i])
     marker_col = col + marker_at
     # Filled through the slot setters like plain commands in _build_items (same objects, about twice as fast).
-    h_op, h_marker, h_marker_span, h_quoted, h_quote, h_strip, h_start, h_body, h_term, h_term_span = _HEREDOC_SETTERS
+    h_op, h_marker, h_marker_span, h_quoted, h_quote, h_strip, h_start, h_body, h_term, h_term_span, *h_rest = (
+        _HEREDOC_SETTERS
+    )
+    h_tail, h_tail_span = h_rest
     heredoc = _new(Heredoc)
     h_op(heredoc, Span(i, col + op_at, i, col + op_at + op_len))
     h_marker(heredoc, row.marker)
@@ -773,6 +1002,13 @@ def _heredoc_command(lines: Sequence[str], row: _Row, n: int) -> Command:
     h_body(heredoc, body)
     h_term(heredoc, row.terminator if row.terminator >= 0 else None)
     h_term_span(heredoc, terminator_span)
+    if row.tail:
+        t = lines[i].strip(BLANK_CHARS)
+        h_tail(heredoc, t[row.tail :])
+        h_tail_span(heredoc, Span(i, col + row.tail, i, col + len(t)))
+    else:
+        h_tail(heredoc, "")
+        h_tail_span(heredoc, None)
     c_line, c_col, c_text, c_heredoc, c_end, c_schema, c_params, c_error = _COMMAND_SETTERS
     command = _new(Command)
     c_line(command, i)

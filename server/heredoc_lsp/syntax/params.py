@@ -9,10 +9,11 @@ Modes come from the command's schema: ``multi`` (delimited parameters; also the 
 name is allowed and none is required), ``single`` (the whole body is one value) and ``text`` (only the terminator
 is checked).
 
-Choices where SPEC §3 is silent: UUID IDs compare case-insensitively; ``duplicate``'s "line N" is the repeat's
-1-based document line (related information points at the first occurrence); unknown and repeated sections are not
-also reported ``empty``; all text before the first delimiter is one ``content_before_delimiter`` diagnostic; a
-``collision`` is an indented line that would be a real delimiter of an allowed name in the body's style.
+Choices where SPEC §3 is silent: UUID IDs compare case-insensitively; ``duplicate`` is reported at the repeat and
+its "line N" is the first occurrence's 1-based document line (related information points there too); unknown and
+repeated sections are not also reported ``empty``; all text before the first delimiter is one
+``content_before_delimiter`` diagnostic; a ``collision`` is an indented line that would be a real delimiter of an
+allowed name in the body's style.
 """
 
 from __future__ import annotations
@@ -372,7 +373,7 @@ def _parse_multi(lines: Sequence[str], schema: CommandSchema | None, pos: _Posit
                 error(
                     delim_span,
                     "duplicate",
-                    f"Duplicate parameter '{d.name}' found at line {pos.offset + k + 1}",
+                    f"Duplicate parameter '{d.name}' found at line {pos.offset + original.line + 1}",
                     related=(Related(first_span, f"'{d.name}' first defined here"),),
                     data={"name": d.name, "first_line": pos.offset + original.line},
                 )
