@@ -6,6 +6,11 @@
  * server applies editor settings on top of heredoc-lsp.toml: sending untouched defaults would silently override
  * the project's file. In an untrusted workspace the workspace-level values of restricted settings (what runs and
  * how) are ignored, as VS Code does for `get()`.
+ *
+ * The server treats these settings as the user's own, so it lets them loosen the safety settings (sandbox,
+ * network, confirmation, environment, timeout, runner) that a workspace may only make stricter (SPEC §8). A
+ * workspace's `.vscode/settings.json` is as much the repository's as its heredoc-lsp.toml: for those keys only the
+ * user-level value (`inspect(key).globalValue`) is ever sent, trusted workspace or not.
  */
 
 /** Settings keys the server understands (see heredoc_lsp/config/settings.py and heredoc_lsp/lsp/settings.py). */
@@ -22,6 +27,16 @@ export const SERVER_SETTING_KEYS = [
   'commands',
   'diagnosticMode',
 ] as const;
+
+/** Safety settings: only the user-level value is sent, never a workspace or folder value. */
+export const SAFETY_SETTING_KEYS: ReadonlySet<string> = new Set([
+  'script.runner',
+  'executor.timeoutS',
+  'executor.sandbox',
+  'executor.allowNetwork',
+  'executor.confirm',
+  'executor.env',
+]);
 
 /** Settings that decide what runs and how: their workspace values are ignored while the workspace is untrusted. */
 export const RESTRICTED_SETTING_KEYS: ReadonlySet<string> = new Set([
@@ -44,13 +59,14 @@ export interface SettingsSource {
   inspect(key: string): InspectedValue | undefined;
 }
 
-/** The value the user set for `key` (folder over workspace over user), or undefined when none is set. */
+/** The value the user set for `key` (folder over workspace over user; only the user's for a safety setting), or
+ * undefined when none is set. */
 export function explicitValue(source: SettingsSource, key: string, trusted: boolean): unknown {
   const inspected = source.inspect(key);
   if (inspected === undefined) {
     return undefined;
   }
-  if (!trusted && RESTRICTED_SETTING_KEYS.has(key)) {
+  if (SAFETY_SETTING_KEYS.has(key) || (!trusted && RESTRICTED_SETTING_KEYS.has(key))) {
     return inspected.globalValue;
   }
   return inspected.workspaceFolderValue ?? inspected.workspaceValue ?? inspected.globalValue;

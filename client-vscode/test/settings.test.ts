@@ -3,7 +3,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { InspectedValue, RESTRICTED_SETTING_KEYS, SERVER_SETTING_KEYS, serverSettings, SettingsSource } from '../src/settings';
+import {
+  InspectedValue,
+  RESTRICTED_SETTING_KEYS,
+  SAFETY_SETTING_KEYS,
+  SERVER_SETTING_KEYS,
+  serverSettings,
+  SettingsSource,
+} from '../src/settings';
 
 const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
 const properties: Record<string, { default: unknown }> = manifest.contributes.configuration.properties;
@@ -18,7 +25,7 @@ describe('serverSettings', () => {
   it('sends only what the user set, nested, plus the trust flag', () => {
     const s = source({
       'executor.timeoutS': { globalValue: 5 },
-      'executor.sandbox': { workspaceValue: 'none' },
+      'executor.sandbox': { globalValue: 'none' },
       compat: { workspaceFolderValue: 'arca-cli' },
       commands: { globalValue: { 'tracker note': { mode: 'multi', required: ['BODY'] } } },
       diagnosticMode: { globalValue: 'push' },
@@ -38,10 +45,28 @@ describe('serverSettings', () => {
   });
 
   it('prefers the folder value over the workspace value over the user value', () => {
-    const s = source({ 'executor.timeoutS': { globalValue: 1, workspaceValue: 2, workspaceFolderValue: 3 } });
-    assert.deepEqual(serverSettings(s, true), { executor: { timeoutS: 3 }, trusted: true });
-    const t = source({ 'executor.timeoutS': { globalValue: 1, workspaceValue: 2 } });
-    assert.deepEqual(serverSettings(t, true), { executor: { timeoutS: 2 }, trusted: true });
+    const s = source({ 'executor.maxOutputChars': { globalValue: 1, workspaceValue: 2, workspaceFolderValue: 3 } });
+    assert.deepEqual(serverSettings(s, true), { executor: { maxOutputChars: 3 }, trusted: true });
+    const t = source({ 'executor.maxOutputChars': { globalValue: 1, workspaceValue: 2 } });
+    assert.deepEqual(serverSettings(t, true), { executor: { maxOutputChars: 2 }, trusted: true });
+  });
+
+  it('sends only the user-level value of the safety settings, even in a trusted workspace', () => {
+    const s = source({
+      'executor.sandbox': { globalValue: 'bwrap', workspaceValue: 'none' },
+      'executor.confirm': { workspaceFolderValue: 'never' },
+      'executor.env': { workspaceValue: ['GITHUB_TOKEN'] },
+      'executor.allowNetwork': { workspaceValue: true },
+      'executor.timeoutS': { globalValue: 10, workspaceValue: 600 },
+      'script.runner': { workspaceFolderValue: ['/tmp/evil', '{command}'] },
+    });
+    for (const trusted of [true, false]) {
+      assert.deepEqual(serverSettings(s, trusted), { executor: { sandbox: 'bwrap', timeoutS: 10 }, trusted });
+    }
+    assert.deepEqual(
+      [...SAFETY_SETTING_KEYS].sort(),
+      ['executor.allowNetwork', 'executor.confirm', 'executor.env', 'executor.sandbox', 'executor.timeoutS', 'script.runner'],
+    );
   });
 
   it('ignores workspace values of restricted settings while untrusted, keeps the user values', () => {
@@ -49,16 +74,16 @@ describe('serverSettings', () => {
       'script.runner': { globalValue: ['/bin/bash', '-c', '{command}'], workspaceValue: ['/tmp/evil', '{command}'] },
       'executor.allowNetwork': { workspaceValue: true },
       'executor.env': { workspaceFolderValue: ['AWS_SECRET_ACCESS_KEY'] },
-      'executor.timeoutS': { workspaceValue: 9 },
+      'executor.maxOutputChars': { workspaceValue: 9 },
     });
     assert.deepEqual(serverSettings(s, false), {
       script: { runner: ['/bin/bash', '-c', '{command}'] },
-      executor: { timeoutS: 9 },
+      executor: { maxOutputChars: 9 },
       trusted: false,
     });
     assert.deepEqual(serverSettings(s, true), {
-      script: { runner: ['/tmp/evil', '{command}'] },
-      executor: { timeoutS: 9, allowNetwork: true, env: ['AWS_SECRET_ACCESS_KEY'] },
+      script: { runner: ['/bin/bash', '-c', '{command}'] },
+      executor: { maxOutputChars: 9 },
       trusted: true,
     });
   });

@@ -132,4 +132,8 @@ def write(path: Path, text: str) -> Path:
 
 
 def config(tmp_path: Path, confirm: str = "never", sandbox: str = "none", extra: str = "") -> Path:
-    return write(tmp_path / "heredoc-lsp.toml", f'[executor]\nconfirm = "{confirm}"\nsandbox = "{sandbox}"\n{extra}')
+    """The same ``[executor]`` settings in the workspace's ``heredoc-lsp.toml`` and in the user's own config (the
+    test's private one, see tests/conftest.py), which may loosen the safety settings a workspace file may not."""
+    text = f'[executor]\nconfirm = "{confirm}"\nsandbox = "{sandbox}"\n{extra}'
+    write(Path(os.environ["XDG_CONFIG_HOME"]) / "heredoc-lsp" / "config.toml", text)
+    return write(tmp_path / "heredoc-lsp.toml", text)

@@ -189,3 +189,29 @@ async def test_open_config_file_is_checked_as_typed(tmp_path: Path, profile: str
         assert [(d.code, d.range.start.line) for d in problems] == [("config_error", 1)]
         client.replace(uri, (1, 0), (2, 0), "timeout_s = 5\n")
         assert await client.diagnostics_of(uri) == []
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+async def test_loosening_workspace_config_is_warned_and_ignored(
+    tmp_path: Path, profile: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SPEC §8: a workspace file may not loosen a safety setting; the warning sits on the key, in the watched file
+    and in the open config document. The editor's settings (user level) may loosen it."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))  # no user config: the defaults are the person's
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    text = '[executor]\ntimeout_s = 5\nsandbox = "none"\nenv = ["GITHUB_TOKEN"]\n'
+    config = ws / "heredoc-lsp.toml"
+    config.write_text(text, encoding="utf-8")
+    async with session(profile, ws) as client:
+        assert await codes(client, client.open(SCRIPT)) == []  # analysed with the workspace config
+        published = await client.wait_publish(config.as_uri(), None)
+        found = [(d.code, d.range.start.line, d.range.start.character) for d in published]
+        assert found == [("ignored_setting", 2, 0), ("ignored_setting", 3, 0)]
+        assert all(d.severity == types.DiagnosticSeverity.Warning for d in published)
+        uri = client.open(text, language_id="toml", name="heredoc-lsp.toml")
+        assert [d.code for d in await client.diagnostics_of(uri)] == ["ignored_setting", "ignored_setting"]
+    trusting = {"executor": {"sandbox": "none", "env": ["GITHUB_TOKEN"]}}
+    async with session(profile, ws, init_options={"heredocLsp": trusting}) as client:
+        uri = client.open(text, language_id="toml", name="heredoc-lsp.toml")
+        assert await client.diagnostics_of(uri) == []

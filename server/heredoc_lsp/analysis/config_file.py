@@ -1,12 +1,19 @@
-"""A config file's problems as diagnostics on that file (code ``config_error``), for the language server."""
+"""A config file's problems as diagnostics on that file: ``config_error``, and the warning ``ignored_setting`` for a
+safety setting a workspace file tried to loosen (SPEC §8)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from heredoc_lsp.config.model import ConfigError, ConfigProblem
-from heredoc_lsp.syntax.diagnostics import Diagnostic, Span, error
+from heredoc_lsp.config.effective import IGNORED_SETTING, IgnoredSetting, effective_config
+from heredoc_lsp.config.model import DEFAULT_CONFIG, Config, ConfigError, ConfigProblem
+from heredoc_lsp.syntax.diagnostics import Diagnostic, Span, error, warning
 from heredoc_lsp.syntax.text import split_lines, trim_end
+
+TYPE_CHECKING = False  # `check` imports this module on its start-up path, which does not load typing
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def problem_span(lines: list[str], problem: ConfigProblem) -> Span:
@@ -26,12 +33,25 @@ def error_diagnostics(text: str, exc: ConfigError) -> list[Diagnostic]:
     ]
 
 
-def config_diagnostics(text: str, path: Path) -> list[Diagnostic]:
-    """Every problem of a ``heredoc-lsp.toml`` or ``pyproject.toml`` text; [] when it is usable."""
+def ignored_diagnostics(ignored: Iterable[IgnoredSetting]) -> list[Diagnostic]:
+    """One ``ignored_setting`` warning per ignored setting, on the setting's key."""
+    out: list[Diagnostic] = []
+    for item in ignored:
+        line, start = max(item.line - 1, 0), max(item.column - 1, 0)
+        span = Span(line, start, line, max(item.end_column - 1, start))
+        out.append(warning(span, IGNORED_SETTING, item.message, data={"key": item.key}))
+    return out
+
+
+def config_diagnostics(
+    text: str, path: Path, user: Config = DEFAULT_CONFIG, settings: Mapping[str, Any] | None = None
+) -> list[Diagnostic]:
+    """Every problem of a workspace ``heredoc-lsp.toml`` or ``pyproject.toml`` text, with the safety settings it
+    may not loosen given the user's own ``user`` config and editor ``settings``; [] when it is usable as is."""
     from heredoc_lsp.config.load import parse_config_text
 
     try:
-        parse_config_text(text, path)
+        workspace = parse_config_text(text, path)
     except ConfigError as exc:
         return error_diagnostics(text, exc)
-    return []
+    return ignored_diagnostics(effective_config(workspace, user=user, settings=settings).ignored)

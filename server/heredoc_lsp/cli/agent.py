@@ -68,13 +68,15 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
     import sys
 
-    from heredoc_lsp.cli.run_common import EXIT_USAGE, UsageError, load_cli_config, output_format
+    from heredoc_lsp.cli.run_common import EXIT_USAGE, UsageError, load_cli_config, output_format, report_ignored
 
     root = Path(args.workspace or ".").absolute()
     try:
         if not root.is_dir():
             raise UsageError(f"{root}: not a directory")
-        config = load_cli_config(args, root / "x")
+        effective = load_cli_config(args, root / "x")
+        report_ignored(effective.ignored)
+        config = effective.config
         fmt = output_format(args, config)
         if args.agent_command == "new":
             return _new(args, root, config, fmt)

@@ -522,6 +522,7 @@ def _check(args: argparse.Namespace) -> int:
 
     resolver = ConfigResolver(config_path)
     broken: dict[str, tuple[str, list[Diagnostic]]] = {}
+    warned: dict[str, tuple[str, list[Diagnostic]]] = {}  # ignored_setting warnings per workspace config file
     results: list[tuple[str, list[Diagnostic]]] = []
     checked: list[str] = []
     counts = _Counts()
@@ -529,7 +530,7 @@ def _check(args: argparse.Namespace) -> int:
         data = _read(run_state, source, args)
         if data is None:
             continue
-        config = _config(run_state, resolver, source, broken)
+        config = _config(run_state, resolver, source, broken, warned)
         if args.verbose:
             where = f", config {config.source}" if config.source is not None else ""
             run_state.note(f"checking {source.display} ({source.language.value}{where})")
@@ -550,7 +551,7 @@ def _check(args: argparse.Namespace) -> int:
             counts.by_severity[int(d.severity)] += 1
         if shown:
             results.append((source.display, shown))
-    config_results = [(display, found) for display, found in broken.values() if found]
+    config_results = [(display, found) for display, found in (*broken.values(), *warned.values()) if found]
     for _, found in config_results:
         for d in found:
             counts.by_severity[int(d.severity)] += 1
@@ -586,14 +587,26 @@ def _read(run_state: _Run, source: Source, args: argparse.Namespace) -> bytes | 
     return data
 
 
-def _config(run_state: _Run, resolver: Any, source: Source, broken: dict[str, tuple[str, list[Diagnostic]]]) -> Config:
-    """The file's config; a broken one is reported once (diagnostics on the config file, a note) and the
-    defaults apply, as in the editor."""
-    from heredoc_lsp.cli.sources import config_for
+def _config(
+    run_state: _Run,
+    resolver: Any,
+    source: Source,
+    broken: dict[str, tuple[str, list[Diagnostic]]],
+    warned: dict[str, tuple[str, list[Diagnostic]]],
+) -> Config:
+    """The file's effective config; a broken one is reported once (diagnostics on the config file, a note) and the
+    defaults apply, as in the editor. The safety settings its workspace file may not loosen are reported once per
+    file in ``warned`` (warnings ``ignored_setting``, SPEC §8)."""
+    from heredoc_lsp.analysis.config_file import ignored_diagnostics
+    from heredoc_lsp.cli.sources import display_path, effective_for
     from heredoc_lsp.config.model import DEFAULT_CONFIG, ConfigError
 
     try:
-        return config_for(resolver, source)
+        effective = effective_for(resolver, source)
+        where = effective.config.source
+        if effective.ignored and where is not None and str(where) not in warned:
+            warned[str(where)] = (display_path(where), ignored_diagnostics(effective.ignored))
+        return effective.config
     except ConfigError as exc:
         key = str(exc.path) if exc.path is not None else "<config>"
         if key not in broken:

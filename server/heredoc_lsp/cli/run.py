@@ -24,7 +24,17 @@ def add_common_arguments(p: argparse.ArgumentParser, *, keep_going: bool = False
     p.add_argument("--timeout", type=float, metavar="S", help="per-command timeout in seconds (default 30)")
     p.add_argument("--sandbox", choices=("auto", "bwrap", "none"), help="isolation of commands (default auto)")
     p.add_argument("--allow-network", action="store_true", default=None, help="let commands use the network")
-    p.add_argument("--config", metavar="FILE", help="use this config file instead of the nearest one")
+    p.add_argument(
+        "--env",
+        action="append",
+        metavar="NAME",
+        help="pass the environment variable NAME to commands (repeatable; a workspace config cannot do this)",
+    )
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="use this config file instead of the nearest one (as a workspace config: safety settings only stricter)",
+    )
     p.add_argument("--workspace", metavar="DIR", help="the directory commands run in and files are changed in")
     p.add_argument(
         "--question-timeout", type=float, metavar="S", help="give up on an unanswered question after S seconds"

@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping
@@ -24,9 +25,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from heredoc_lsp.config import Config, ConfigError, config_for_file, load_config
+from heredoc_lsp.config import (
+    IGNORED_SETTING,
+    Config,
+    ConfigError,
+    ConfigResolver,
+    EffectiveConfig,
+    IgnoredSetting,
+    Overrides,
+)
 from heredoc_lsp.executor.control import RunControl
-from heredoc_lsp.executor.events import FAILED, EventSink, RunEmitter, RunEvent, new_id
+from heredoc_lsp.executor.events import FAILED, PROGRESS, STARTED, EventSink, RunEmitter, RunEvent, new_id
 from heredoc_lsp.executor.jsonl import (
     RUN_CANCEL,
     RUN_INPUT,
@@ -41,18 +50,49 @@ from heredoc_lsp.executor.model import RunOptions, RunOutcome
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class UsageError(Exception):
     """A problem with the command line or its inputs: one line on stderr, exit code 2."""
 
 
-def load_cli_config(args: argparse.Namespace, path: Path | None) -> Config:
-    """``--config`` or the nearest config of ``path`` (or the current directory); errors are usage errors."""
+def cli_overrides(args: argparse.Namespace, options: Mapping[str, Any] | None = None) -> Overrides:
+    """The person's choices for this run: the flags, then (JSON mode) ``run.start`` options. They may loosen the
+    safety settings, which a workspace config may not (SPEC §8)."""
+    timeout = getattr(args, "timeout", None)
+    sandbox = getattr(args, "sandbox", None)
+    yes = bool(getattr(args, "yes", False))
+    env = tuple(getattr(args, "env", None) or ())
+    for name in env:
+        if not _ENV_NAME.fullmatch(name):
+            raise UsageError(f"--env {name!r}: not an environment variable name")
+    if options:
+        o = options
+        if isinstance(o.get("timeout_s"), (int, float)) and not isinstance(o.get("timeout_s"), bool):
+            timeout = float(o["timeout_s"])
+        if o.get("sandbox") in ("auto", "bwrap", "none"):
+            sandbox = o["sandbox"]
+        if o.get("yes") is True:
+            yes = True
+    if timeout is not None and not timeout > 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    return Overrides(
+        timeout_s=timeout,
+        sandbox=sandbox,
+        allow_network=getattr(args, "allow_network", None),
+        confirm="never" if yes else None,
+        env=env,
+    )
+
+
+def load_cli_config(args: argparse.Namespace, path: Path | None, overrides: Overrides | None = None) -> EffectiveConfig:
+    """``--config`` or the nearest config of ``path`` (or the current directory), merged with the user's own config
+    and the flags; errors are usage errors."""
+    explicit = Path(args.config) if getattr(args, "config", None) else None
+    resolver = ConfigResolver(explicit, overrides=overrides if overrides is not None else cli_overrides(args))
     try:
-        if getattr(args, "config", None):
-            return load_config(Path(args.config))
-        return config_for_file(path if path is not None else Path.cwd() / "x")
+        return resolver.resolve(path if path is not None else Path.cwd() / "x")
     except ConfigError as exc:
         raise UsageError(f"configuration error:\n{exc.format()}") from None
     except OSError as exc:
@@ -60,29 +100,41 @@ def load_cli_config(args: argparse.Namespace, path: Path | None) -> Config:
 
 
 def build_options(args: argparse.Namespace, config: Config, overrides: Mapping[str, Any] | None = None) -> RunOptions:
-    """Config values, then command-line flags, then (JSON mode) ``run.start`` options."""
-    values: dict[str, Any] = {
-        "timeout_s": getattr(args, "timeout", None),
-        "sandbox": getattr(args, "sandbox", None),
-        "allow_network": getattr(args, "allow_network", None),
-        "keep_going": True if getattr(args, "keep_going", False) else None,
-        "confirm": "never" if getattr(args, "yes", False) else None,
-        "question_timeout_s": getattr(args, "question_timeout", None),
-    }
-    if overrides:
-        o = overrides
-        if isinstance(o.get("timeout_s"), (int, float)) and not isinstance(o.get("timeout_s"), bool):
-            values["timeout_s"] = float(o["timeout_s"])
-        if o.get("sandbox") in ("auto", "bwrap", "none"):
-            values["sandbox"] = o["sandbox"]
-        if isinstance(o.get("keep_going"), bool):
-            values["keep_going"] = o["keep_going"]
-        if o.get("yes") is True:
-            values["confirm"] = "never"
-    options = RunOptions.from_config(config, **values)
-    if options.timeout_s <= 0:
-        raise UsageError("--timeout must be a positive number of seconds")
-    return options
+    """The run's options: the effective config (flags included), ``--keep-going`` and ``--question-timeout``, then
+    (JSON mode) ``run.start``'s ``keep_going``."""
+    keep_going = True if getattr(args, "keep_going", False) else None
+    if overrides and isinstance(overrides.get("keep_going"), bool):
+        keep_going = overrides["keep_going"]
+    return RunOptions.from_config(
+        config, keep_going=keep_going, question_timeout_s=getattr(args, "question_timeout", None)
+    )
+
+
+def report_ignored(ignored: tuple[IgnoredSetting, ...]) -> None:
+    """One stderr line per workspace setting that was ignored (SPEC §8), before anything runs."""
+    for item in ignored:
+        _warn(_line(item))
+
+
+def _line(item: IgnoredSetting) -> str:
+    from heredoc_lsp.cli.sources import display_path
+
+    return item.format(display_path(item.path) if item.path is not None else None)
+
+
+def with_ignored_status(sink: EventSink, ignored: tuple[IgnoredSetting, ...]) -> EventSink:
+    """``sink``, plus one ``run.progress`` status event per ignored workspace setting right after ``run.started``."""
+    if not ignored:
+        return sink
+
+    def wrapped(event: RunEvent) -> None:
+        sink(event)
+        if event.type == STARTED:
+            for item in ignored:
+                payload = {"kind": "status", "text": _line(item), "code": IGNORED_SETTING, "key": item.key}
+                sink(RunEvent(PROGRESS, event.run_id, payload))
+
+    return wrapped
 
 
 def output_format(args: argparse.Namespace, config: Config) -> str:
@@ -102,6 +154,7 @@ class Request:
     options: RunOptions
     config: Config
     run_id: str | None = None
+    ignored: tuple[IgnoredSetting, ...] = ()
 
 
 Starter = Callable[[Request, EventSink, RunControl], Awaitable[RunOutcome]]
@@ -113,8 +166,9 @@ def file_preparer(args: argparse.Namespace) -> Preparer:
 
     def prepare(path: Path, overrides: Mapping[str, Any] | None) -> Request:
         require_file(path)
-        config = load_cli_config(args, path)
-        return Request(path, build_options(args, config, overrides), config)
+        effective = load_cli_config(args, path, cli_overrides(args, overrides))
+        config = effective.config
+        return Request(path, build_options(args, config, overrides), config, ignored=effective.ignored)
 
     return prepare
 
@@ -216,7 +270,9 @@ async def run_json(path: Path | None, prepare: Preparer, start: Starter) -> int:
         except UsageError as exc:
             return _refuse_json(writer, first.run_id, str(exc), Path(str(first.payload["path"])))
         request.run_id = first.run_id
-    outcome = await start(request, _diagnostics_to_stderr(writer, request.path), control)
+    report_ignored(request.ignored)
+    sink = with_ignored_status(_diagnostics_to_stderr(writer, request.path), request.ignored)
+    outcome = await start(request, sink, control)
     return _exit_code(outcome, got)
 
 
@@ -280,13 +336,13 @@ def check_confirmation_possible(request: Request, fmt: str) -> None:
 def main_for(args: argparse.Namespace, path: Path | None, prepare: Preparer, start: Starter) -> int:
     """Entry point shared by the subcommands: choose the front end, map usage errors to exit code 2."""
     try:
-        fmt_config = load_cli_config(args, path)
-        fmt = output_format(args, fmt_config)
+        fmt = output_format(args, load_cli_config(args, path).config)
         if fmt == "json":
             return asyncio.run(run_json(path, prepare, start))
         if path is None:
             raise UsageError("a file to run is required (or use --output json and send run.start)")
         request = prepare(path, None)
+        report_ignored(request.ignored)
         check_confirmation_possible(request, fmt)
         return asyncio.run(run_text(request, start))
     except UsageError as exc:

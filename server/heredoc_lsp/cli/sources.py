@@ -6,6 +6,7 @@ import os
 import sys
 from pathlib import Path
 
+from heredoc_lsp.config.effective import EffectiveConfig
 from heredoc_lsp.config.load import ConfigResolver
 from heredoc_lsp.config.model import Config, ConfigError
 from heredoc_lsp.languages import Language
@@ -79,8 +80,13 @@ def read_source(source: Source) -> bytes:
 
 def config_for(resolver: ConfigResolver, source: Source) -> Config:
     """Raises ConfigError."""
+    return effective_for(resolver, source).config
+
+
+def effective_for(resolver: ConfigResolver, source: Source) -> EffectiveConfig:
+    """The effective config of ``source`` and the workspace settings it ignores. Raises ConfigError."""
     anchor = source.path if source.path is not None else Path.cwd() / "stdin"
-    return resolver.config_for(anchor)
+    return resolver.resolve(anchor)
 
 
 def workspace_for(source: Source, config: Config, explicit: Path | None) -> Path | None:

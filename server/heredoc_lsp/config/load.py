@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from heredoc_lsp.config.effective import EffectiveConfig, Overrides, effective_config
 from heredoc_lsp.config.model import (
     CONFIG_FILE_NAME,
     DEFAULT_CONFIG,
     PYPROJECT_FILE_NAME,
+    USER_CONFIG_DIR,
+    USER_CONFIG_FILE_NAME,
     Config,
     ConfigError,
     ConfigProblem,
 )
+from heredoc_lsp.syntax.records import replace_fields
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -90,15 +95,7 @@ def parse_config_text(text: str, path: Path | None = None, *, pyproject: bool | 
     config = builder.build(raw, DEFAULT_CONFIG)
     if builder.problems:
         raise ConfigError(tuple(sorted(builder.problems, key=lambda p: (p.line, p.column))))
-    return Config(
-        compat=config.compat,
-        cli_output=config.cli_output,
-        script_runner=config.script_runner,
-        executor=config.executor,
-        commands=config.commands,
-        source=path,
-        lint=config.lint,
-    )
+    return replace_fields(config, source=path, written=tuple(builder.written))
 
 
 def _read_text(path: Path) -> str:
@@ -119,6 +116,28 @@ def _read_text(path: Path) -> str:
 def load_config(path: Path) -> Config:
     """Read one config file (``heredoc-lsp.toml`` or a ``pyproject.toml``); raise :class:`ConfigError`."""
     return parse_config_text(_read_text(path), path)
+
+
+def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
+    """The user's own config file: ``$XDG_CONFIG_HOME/heredoc-lsp/config.toml``, by default under ``~/.config``
+    (a relative ``XDG_CONFIG_HOME`` is ignored, as the XDG specification says)."""
+    env = os.environ if environ is None else environ
+    xdg = env.get("XDG_CONFIG_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        base = Path(xdg)
+    else:
+        home = env.get("HOME", "")
+        base = (Path(home) if home else Path.home()) / ".config"
+    return base / USER_CONFIG_DIR / USER_CONFIG_FILE_NAME
+
+
+def load_user_config(path: Path | None = None) -> Config:
+    """The user's own config (:func:`user_config_path` by default); the defaults when the file does not exist.
+    Raises :class:`ConfigError` when it exists but cannot be used."""
+    path = user_config_path() if path is None else path
+    if not path.is_file():
+        return DEFAULT_CONFIG
+    return parse_config_text(_read_text(path), path, pyproject=False)
 
 
 def configures_heredoc_lsp(pyproject_text: str) -> bool:
@@ -159,15 +178,21 @@ def find_config(start_dir: Path) -> Path | None:
 
 
 class ConfigResolver:
-    """Nearest config per file, with results cached per directory (for checking many files).
+    """The effective config per file: the nearest workspace config (or ``explicit``, from ``--config FILE``, for every
+    file) merged with the user's own config and ``overrides`` by :func:`effective_config`; results are cached per
+    directory and per config file (for checking many files).
 
-    ``explicit`` (from ``--config FILE``) is used for every file when given.
+    ``user`` is the user's config; by default it is read from :func:`user_config_path` on first use.
     """
 
-    def __init__(self, explicit: Path | None = None) -> None:
+    def __init__(
+        self, explicit: Path | None = None, *, user: Config | None = None, overrides: Overrides | None = None
+    ) -> None:
         self.explicit = explicit
+        self.overrides = overrides if overrides is not None else Overrides()
+        self._user: Config | ConfigError | None = user
         self._by_dir: dict[Path, Path | None] = {}
-        self._loaded: dict[Path | None, Config | ConfigError] = {None: DEFAULT_CONFIG}
+        self._loaded: dict[Path | None, EffectiveConfig | ConfigError] = {}
 
     def config_path_for(self, file: Path) -> Path | None:
         if self.explicit is not None:
@@ -187,14 +212,26 @@ class ConfigResolver:
             self._by_dir[d] = found
         return found
 
-    def config_for(self, file: Path) -> Config:
-        """The config for ``file``; raises :class:`ConfigError` (the same object for every file sharing it)."""
+    def user_config(self) -> Config:
+        """The user's own config; raises :class:`ConfigError` (the same object every time) when it is broken."""
+        if self._user is None:
+            try:
+                self._user = load_user_config()
+            except ConfigError as exc:
+                self._user = exc
+        if isinstance(self._user, ConfigError):
+            raise self._user
+        return self._user
+
+    def resolve(self, file: Path) -> EffectiveConfig:
+        """The effective config for ``file`` and the workspace settings it ignores; raises :class:`ConfigError`
+        (the same object for every file sharing it) when the workspace's or the user's config is broken."""
         path = self.config_path_for(file)
         result = self._loaded.get(path)
         if result is None:
-            assert path is not None
             try:
-                result = load_config(path)
+                workspace = load_config(path) if path is not None else None
+                result = effective_config(workspace, user=self.user_config(), overrides=self.overrides)
             except ConfigError as exc:
                 result = exc
             self._loaded[path] = result
@@ -202,7 +239,12 @@ class ConfigResolver:
             raise result
         return result
 
+    def config_for(self, file: Path) -> Config:
+        """The config for ``file``; raises :class:`ConfigError` (see :meth:`resolve`)."""
+        return self.resolve(file).config
+
 
 def config_for_file(file: Path, explicit: Path | None = None) -> Config:
-    """The config that applies to ``file``: ``explicit`` when given, else the nearest one, else the defaults."""
+    """The config that applies to ``file``: ``explicit`` when given, else the nearest one, merged with the user's
+    own config (the defaults when there is neither)."""
     return ConfigResolver(explicit).config_for(file)

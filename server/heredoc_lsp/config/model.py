@@ -42,6 +42,44 @@ def __getattr__(name: str) -> object:
 DEFAULT_RUNNER: tuple[str, ...] = ("/bin/sh", "-c", "{command}")
 CONFIG_FILE_NAME = "heredoc-lsp.toml"
 PYPROJECT_FILE_NAME = "pyproject.toml"
+# The user's own config file, under $XDG_CONFIG_HOME (default ~/.config): same schema, trusted with everything.
+USER_CONFIG_DIR = "heredoc-lsp"
+USER_CONFIG_FILE_NAME = "config.toml"
+
+# The settings a workspace file may only make stricter (SPEC §8), as dotted TOML keys.
+SAFETY_KEYS: tuple[str, ...] = (
+    "executor.sandbox",
+    "executor.allow_network",
+    "executor.confirm",
+    "executor.env",
+    "executor.timeout_s",
+    "script.runner",
+)
+# Every key a config file can set, as dotted TOML keys ("commands" and "lint" are whole tables).
+SETTING_KEYS: tuple[str, ...] = (
+    "compat",
+    "cli.output",
+    "script.runner",
+    "executor.timeout_s",
+    "executor.sandbox",
+    "executor.allow_network",
+    "executor.max_output_chars",
+    "executor.confirm",
+    "executor.env",
+    "commands",
+    "lint",
+)
+
+
+@record
+class WrittenKey:
+    """A key a config file sets (one of :data:`SETTING_KEYS`), where it is written: 1-based line and columns of
+    the key's name (0 when unknown, e.g. for editor settings)."""
+
+    key: str
+    line: int
+    column: int
+    end_column: int
 
 
 @record
@@ -72,7 +110,8 @@ class Config:
     """Everything heredoc-lsp reads from ``heredoc-lsp.toml`` / ``[tool.heredoc-lsp]``, with defaults filled in.
 
     ``source`` is the file it came from (None for the built-in defaults). ``commands`` maps a configured command
-    name to its body schema; look it up with :func:`heredoc_lsp.syntax.schema.lookup_schema`.
+    name to its body schema; look it up with :func:`heredoc_lsp.syntax.schema.lookup_schema`. ``written`` lists
+    the keys the file itself sets (the others are defaults), so layers can be merged key by key.
     """
 
     compat: Compat | None = None
@@ -82,6 +121,14 @@ class Config:
     commands: Mapping[str, CommandSchema] = field(default_factory=dict)
     source: Path | None = None
     lint: LintSettings = field(default_factory=LintSettings)
+    written: tuple[WrittenKey, ...] = field(default=(), compare=False)
+
+    def written_key(self, key: str) -> WrittenKey | None:
+        """Where the file sets ``key`` (a dotted TOML key), or None when it leaves it to the defaults."""
+        for w in self.written:
+            if w.key == key:
+                return w
+        return None
 
 
 DEFAULT_CONFIG = Config()

@@ -61,10 +61,10 @@ def _expand_dotted(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 def apply_lsp_settings(config: Config, settings: Mapping[str, Any] | None) -> tuple[Config, tuple[str, ...]]:
     """``config`` with the editor's settings applied, and one message per setting that was ignored."""
-    from heredoc_lsp.config.validate import Builder
-
     if not settings:
         return config, ()
+    from heredoc_lsp.config.validate import Builder  # deferred: `check` with no settings never loads typing
+
     if not isinstance(settings, Mapping):
         return config, (f"{SETTINGS_SECTION}: expected an object of settings",)
     inner = settings.get(SETTINGS_SECTION)

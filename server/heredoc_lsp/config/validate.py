@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from heredoc_lsp.config.model import Config, ConfigProblem, ExecutorSettings, LintSettings
+from heredoc_lsp.config.model import Config, ConfigProblem, ExecutorSettings, LintSettings, WrittenKey
 from heredoc_lsp.syntax.records import replace_fields as replace
 from heredoc_lsp.syntax.schema import CommandSchema
 
@@ -102,6 +102,7 @@ class Builder:
         self.locate = locate
         self.prefix = prefix  # e.g. ("tool", "heredoc-lsp") in pyproject.toml, for locating keys
         self.problems: list[ConfigProblem] = []
+        self.written: list[WrittenKey] = []  # the setting keys the mapping sets with a valid value
 
     # -- reporting ------------------------------------------------------------------------------------------------
     def problem(self, path: KeyPath, message: str) -> None:
@@ -139,32 +140,43 @@ class Builder:
             self.problem((*path, spelled), str(exc))
             return None
 
+    def _wrote(self, path: KeyPath) -> None:
+        spelled = tuple(self._spell(p) for p in path)
+        line, col = self.locate(self.prefix + spelled)
+        end = col + len(spelled[-1]) if col > 0 else 0
+        self.written.append(WrittenKey(".".join(path), line, col, end))
+
     # -- the document ---------------------------------------------------------------------------------------------
     def build(self, raw: Mapping[str, Any], base: Config) -> Config:
         self._unknown(raw, _TOP_KEYS, ())
         config = base
         compat = self._field(raw, "compat", (), lambda v: _choice(v, ("arca-cli", "none")))
         if compat is not None:
+            self._wrote(("compat",))
             config = replace(config, compat=None if compat == "none" else "arca-cli")
         cli = self._section(raw, "cli")
         if cli is not None:
             output = self._field(cli, "output", ("cli",), lambda v: _choice(v, ("text", "json")))
             if output is not None:
+                self._wrote(("cli", "output"))
                 config = replace(config, cli_output=output)
         script = self._section(raw, "script")
         if script is not None:
             runner = self._field(script, "runner", ("script",), _check_runner)
             if runner is not None:
+                self._wrote(("script", "runner"))
                 config = replace(config, script_runner=tuple(runner))
         executor = self._section(raw, "executor")
         if executor is not None:
             config = replace(config, executor=self._executor(executor, config.executor))
         lint = self._section(raw, "lint")
         if lint is not None:
+            self._wrote(("lint",))
             config = replace(config, lint=self._lint(lint, config.lint))
         if "commands" in raw and raw["commands"] is not None:
             commands = self._table(raw["commands"], ("commands",))
             if commands is not None:
+                self._wrote(("commands",))
                 config = replace(config, commands=self._commands(commands, config))
         return config
 
@@ -181,21 +193,27 @@ class Builder:
         out = base
         timeout = self._field(table, "timeout_s", path, _check_timeout)
         if timeout is not None:
+            self._wrote(("executor", "timeout_s"))
             out = replace(out, timeout_s=timeout)
         sandbox = self._field(table, "sandbox", path, lambda v: _choice(v, ("auto", "bwrap", "none")))
         if sandbox is not None:
+            self._wrote(("executor", "sandbox"))
             out = replace(out, sandbox=sandbox)
         network = self._field(table, "allow_network", path, _check_bool)
         if network is not None:
+            self._wrote(("executor", "allow_network"))
             out = replace(out, allow_network=network)
         max_chars = self._field(table, "max_output_chars", path, _check_max_chars)
         if max_chars is not None:
+            self._wrote(("executor", "max_output_chars"))
             out = replace(out, max_output_chars=max_chars)
         confirm = self._field(table, "confirm", path, lambda v: _choice(v, ("always", "never")))
         if confirm is not None:
+            self._wrote(("executor", "confirm"))
             out = replace(out, confirm=confirm)
         env = self._field(table, "env", path, _check_env)
         if env is not None:
+            self._wrote(("executor", "env"))
             out = replace(out, env=tuple(env))
         return out
 

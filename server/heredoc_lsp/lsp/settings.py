@@ -1,9 +1,13 @@
 """Settings and configuration for the server (SPEC §8).
 
-Three sources, later ones winning key by key: ``initializationOptions``, the client's ``workspace/configuration``
-answer for section ``heredocLsp`` (also pushed through ``workspace/didChangeConfiguration``), applied on top of the
-workspace root's ``heredoc-lsp.toml`` / ``[tool.heredoc-lsp]`` (or, for a file outside every workspace folder, the
-nearest one walking up, as the command line does). The settings keys and their TOML equivalents are documented in
+Sources, later ones winning key by key: the user's own config file (``$XDG_CONFIG_HOME/heredoc-lsp/config.toml``),
+the workspace root's ``heredoc-lsp.toml`` / ``[tool.heredoc-lsp]`` (or, for a file outside every workspace folder,
+the nearest one walking up, as the command line does), ``initializationOptions``, the client's
+``workspace/configuration`` answer for section ``heredocLsp`` (also pushed through
+``workspace/didChangeConfiguration``). The editor's settings count as the user's own: the safety settings may be
+loosened by them and by the user's file, and only made stricter by the workspace's file; the merge is
+:func:`heredoc_lsp.config.effective_config`, and what a workspace file may not loosen is a warning
+``ignored_setting`` on that file. The settings keys and their TOML equivalents are documented in
 :mod:`heredoc_lsp.config.settings`; :data:`SERVER_KEYS` are read here and not passed on.
 
 Config files are watched: through ``workspace/didChangeWatchedFiles`` when the client can register watchers, and
@@ -33,10 +37,13 @@ from heredoc_lsp.config import (
     SETTINGS_SECTION,
     Config,
     ConfigError,
-    apply_lsp_settings,
+    IgnoredSetting,
     config_in_dir,
+    effective_config,
     find_config,
     load_config,
+    load_user_config,
+    user_config_path,
 )
 from heredoc_lsp.lsp.documents import Document, uri_to_path
 
@@ -108,6 +115,7 @@ class SettingsManager:
         # Bumped whenever the effective configuration may have changed; analyses compare it.
         self.generation = 0
         self._loaded: dict[Path, _LoadedConfig] = {}
+        self._user: _LoadedConfig | None = None  # the user's own config file
         self._resolved: dict[tuple[str, str], Path | None] = {}
         self._effective: dict[Path | None, Config] = {}
         self._by_document: dict[str | None, tuple[int, Config]] = {}  # path -> (generation, config)
@@ -338,14 +346,34 @@ class SettingsManager:
         cached = self._effective.get(path)
         if cached is not None:
             return cached
-        base = self._load(path).config if path is not None else DEFAULT_CONFIG
-        config, messages = apply_lsp_settings(base, self.effective_settings())
+        loaded = self._load(path) if path is not None else None
+        workspace = loaded.config if loaded is not None and loaded.error is None else None
+        effective = effective_config(workspace, user=self.user_config(), settings=self.effective_settings())
+        config, messages = effective.config, effective.settings_messages
+        if path is not None and workspace is not None:
+            self._publish_config_problems(path, None, effective.ignored)
+            for item in effective.ignored:
+                log.warning("%s", item.format())
         if messages and messages != self._reported_settings:
             self._reported_settings = messages
             for message in messages:
                 log.warning("ignored setting: %s", message)
         self._effective[path] = config
         return config
+
+    def user_config(self) -> Config:
+        """The user's own config file (the defaults when there is none or it is broken: its problems are
+        published on it)."""
+        if self._user is None:
+            path = user_config_path()
+            try:
+                self._user = _LoadedConfig(load_user_config(path), None)
+            except ConfigError as exc:
+                log.warning("%s; using the defaults", exc.format())
+                self._user = _LoadedConfig(DEFAULT_CONFIG, exc)
+            if path.is_file():
+                self._publish_config_problems(path, self._user.error)
+        return self._user.config
 
     def _load(self, path: Path) -> _LoadedConfig:
         loaded = self._loaded.get(path)
@@ -359,13 +387,15 @@ class SettingsManager:
             self._publish_config_problems(path, loaded.error)
         return loaded
 
-    def _publish_config_problems(self, path: Path, error: ConfigError | None) -> None:
+    def _publish_config_problems(
+        self, path: Path, error: ConfigError | None, ignored: tuple[IgnoredSetting, ...] = ()
+    ) -> None:
         uri = path.as_uri()
-        if error is None and uri not in self._published_config_uris:
+        if error is None and not ignored and uri not in self._published_config_uris:
             return
         diagnostics: list[types.Diagnostic] = []
-        if error is not None:
-            from heredoc_lsp.analysis.config_file import error_diagnostics
+        if error is not None or ignored:
+            from heredoc_lsp.analysis.config_file import error_diagnostics, ignored_diagnostics
             from heredoc_lsp.lsp.diagnostics import to_lsp
             from heredoc_lsp.syntax.text import decode_bytes, split_lines
 
@@ -375,7 +405,8 @@ class SettingsManager:
                 text = ""
             lines = split_lines(text)
             codec = self.server.position_codec
-            diagnostics = [to_lsp(uri, lines, codec, d) for d in error_diagnostics(text, error)]
+            found = error_diagnostics(text, error) if error is not None else ignored_diagnostics(ignored)
+            diagnostics = [to_lsp(uri, lines, codec, d) for d in found]
             self._published_config_uris.add(uri)
         else:
             self._published_config_uris.discard(uri)
@@ -396,11 +427,12 @@ class SettingsManager:
         assert doc.path is not None
         text = doc.text()
         codec = self.server.position_codec
-        return [to_lsp(doc.uri, doc.lines, codec, d) for d in config_diagnostics(text, Path(doc.path))]
+        found = config_diagnostics(text, Path(doc.path), self.user_config(), self.effective_settings())
+        return [to_lsp(doc.uri, doc.lines, codec, d) for d in found]
 
     # -- watching ----------------------------------------------------------------------------------------------
     def _watched_paths(self) -> list[Path]:
-        paths: set[Path] = set(self._loaded)
+        paths: set[Path] = {*self._loaded, user_config_path()}
         for root in self.workspace_roots():
             paths.add(root / CONFIG_FILE_NAME)
             paths.add(root / PYPROJECT_FILE_NAME)
@@ -413,6 +445,7 @@ class SettingsManager:
         """Config files may have changed on disk: reload them and re-check open documents."""
         old_errors = {p for p, loaded in self._loaded.items() if loaded.error is not None}
         self._loaded.clear()
+        self._user = None
         self._resolved.clear()
         self._by_document.clear()
         self._signature = _stat_signature(self._watched_paths())

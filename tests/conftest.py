@@ -1,0 +1,31 @@
+"""For every test: a private, empty $XDG_CONFIG_HOME, so the real user's heredoc-lsp config (which may loosen the
+safety settings, SPEC §8) never takes part; servers and command lines started by tests inherit it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_config_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The config home of servers shared by a module or session (started before any test's own)."""
+    before = os.environ.get("XDG_CONFIG_HOME")
+    home = tmp_path_factory.mktemp("xdg-session")
+    os.environ["XDG_CONFIG_HOME"] = str(home)
+    yield home
+    if before is None:
+        os.environ.pop("XDG_CONFIG_HOME", None)
+    else:
+        os.environ["XDG_CONFIG_HOME"] = before
+
+
+@pytest.fixture(autouse=True)
+def private_config_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's own config home: a user config a test writes there stays with that test."""
+    home = tmp_path_factory.mktemp("xdg")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    return home
