@@ -29,10 +29,25 @@ EXTENSION_ONLY = {"python.path", "trace.server"}
 # workspace setting must never be able to turn Restricted Mode's refusal off.
 EXTENSION_DERIVED = {"trusted"}
 SERVER_ONLY = set(SERVER_KEYS) - EXTENSION_DERIVED
+# [lint] is a `check` setting read from config files only; the server refuses it in editor settings.
+CONFIG_ONLY_SECTIONS = {"lint"}
 CONFIG_KEYS = {
     *(k for k in _TOP_KEYS if k not in _SECTIONS),
-    *(f"{section}.{key_name(k, 'settings')}" for section, keys in _SECTIONS.items() for k in keys),
+    *(
+        f"{section}.{key_name(k, 'settings')}"
+        for section, keys in _SECTIONS.items()
+        if section not in CONFIG_ONLY_SECTIONS
+        for k in keys
+    ),
 }
+
+
+def test_the_server_refuses_lint_in_editor_settings() -> None:
+    config, messages = apply_lsp_settings(DEFAULT_CONFIG, {"lint": {"ignore": ["no_effect"]}})
+    assert config.lint == DEFAULT_CONFIG.lint
+    assert messages == (
+        "heredocLsp.lint: is read from heredoc-lsp.toml by `heredoc-lsp check`, not from editor settings",
+    )
 
 
 def declared() -> dict[str, dict[str, Any]]:

@@ -170,7 +170,10 @@ class Builder:
         if executor is not None:
             config = replace(config, executor=self._executor(executor, config.executor))
         lint = self._section(raw, "lint")
-        if lint is not None:
+        if lint is not None and self.style == "settings":
+            # [lint] chooses what `check` reports; the editor shows every problem, so it is a config-file key only.
+            self.problem(("lint",), "is read from heredoc-lsp.toml by `heredoc-lsp check`, not from editor settings")
+        elif lint is not None:
             self._wrote(("lint",))
             config = replace(config, lint=self._lint(lint, config.lint))
         if "commands" in raw and raw["commands"] is not None:
