@@ -427,8 +427,17 @@ RULES: dict[str, Rule] = {r.code: r for r in _RULES}
 ALL = "ALL"  # in --select / [lint] select: every code
 
 
+# docs/rules.md as published: each code is a "## code" heading, so its anchor is the code itself.
+RULES_PAGE = "https://github.com/heredoc-lsp/heredoc-lsp/blob/main/docs/rules.md"
+
+
 def known(code: str) -> bool:
     return code in RULES
+
+
+def doc_url(code: str) -> str | None:
+    """Where a code is explained (the editor's link on a diagnostic), or None for a code with no entry."""
+    return f"{RULES_PAGE}#{code}" if code in RULES else None
 
 
 def unknown_codes(codes: Iterable[str]) -> list[str]:

@@ -6,7 +6,7 @@ import ast
 import typing
 from pathlib import Path
 
-from heredoc_lsp.rules import RULES, rules_markdown
+from heredoc_lsp.rules import RULES, doc_url, rules_markdown
 from heredoc_lsp.syntax.paths import PathCode
 
 REPO = Path(__file__).resolve().parents[2]
@@ -69,3 +69,12 @@ def test_rules_are_complete() -> None:
 def test_docs_rules_md_is_generated_from_the_registry() -> None:
     # Regenerate with: heredoc-lsp rule --all --output-format markdown > docs/rules.md
     assert (REPO / "docs" / "rules.md").read_text(encoding="utf-8") == rules_markdown()
+
+
+def test_every_code_links_to_its_heading_in_the_rules_page() -> None:
+    headings = {line[3:] for line in rules_markdown().split("\n") if line.startswith("## ")}
+    assert headings == set(RULES)
+    assert doc_url("unclosed_heredoc") == (
+        "https://github.com/heredoc-lsp/heredoc-lsp/blob/main/docs/rules.md#unclosed_heredoc"
+    )
+    assert doc_url("no_such_code") is None
