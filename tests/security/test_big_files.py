@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,36 +61,42 @@ class Measured:
     rchar: int
 
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (CHILD_ADDRESS_SPACE, CHILD_ADDRESS_SPACE))
+# Linux keeps a process's peak RSS across fork and exec, so a child forked from this (large) pytest process would
+# report pytest's own peak. A small launcher forks the command afresh and reports the command's own figures.
+LAUNCHER = """
+import json, os, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[2]), int(sys.argv[2])))
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[3], sys.argv[3:])
+os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # a zombie still has its /proc/<pid>/io counters
+with open(f"/proc/{pid}/io") as f:
+    rchar = int(f.read().split("rchar:")[1].split()[0])
+_pid, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    json.dump({"code": os.waitstatus_to_exitcode(status), "maxrss": usage.ru_maxrss, "rchar": rchar}, f)
+"""
 
 
 def _measure(args: list[str], cwd: Path, env: Mapping[str, str]) -> Measured:
-    """Run ``heredoc-lsp ARGS``; its own peak RSS (not other children's) and how many bytes it read."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "heredoc_lsp", *args],
-            cwd=cwd,
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-            preexec_fn=_limit_memory,
-        )
-        killer = threading.Timer(120, proc.kill)
-        killer.start()
-        try:
-            # Wait without reaping, so that /proc/<pid>/io still holds its counters; then reap with its rusage.
-            os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
-            with open(f"/proc/{proc.pid}/io") as f:
-                rchar = int(f.read().split("rchar:")[1].split()[0])
-            _pid, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            killer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return Measured(proc.returncode, out.read().decode("utf-8"), err.read().decode("utf-8"), usage.ru_maxrss, rchar)
+    """Run ``heredoc-lsp ARGS``; its own peak RSS (not this process's nor other children's) and the bytes it read."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.json"
+        out, err = Path(tmp) / "out", Path(tmp) / "err"
+        with open(out, "wb") as out_f, open(err, "wb") as err_f:
+            launcher = [sys.executable, "-c", LAUNCHER, str(report), str(CHILD_ADDRESS_SPACE)]
+            subprocess.run(
+                [*launcher, sys.executable, "-m", "heredoc_lsp", *args],
+                cwd=cwd,
+                env=dict(env),
+                stdin=subprocess.DEVNULL,
+                stdout=out_f,
+                stderr=err_f,
+                timeout=120,
+                check=True,
+            )
+        got = json.loads(report.read_text())
+        return Measured(got["code"], out.read_text("utf-8"), err.read_text("utf-8"), got["maxrss"], got["rchar"])
 
 
 def test_check_of_a_reply_naming_a_huge_file_is_bounded(big_workspace: Path, cli_env: dict[str, str]) -> None:
