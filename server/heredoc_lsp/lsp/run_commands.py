@@ -124,6 +124,8 @@ class RunFeature:
         return found
 
     def results(self, snap: Snapshot) -> list[tuple[RunTarget, TargetResult]]:
+        if not self.state.has_results(snap.uri):
+            return []  # no run target is built for a document that never ran (every push asks)
         return [(t, r) for t in self.targets(snap) if (r := self.state.result(snap.uri, t.key)) is not None]
 
     def diagnostics(self, snap: Snapshot) -> list[Diagnostic]:

@@ -85,6 +85,10 @@ class RunState:
         self._results.setdefault(DocumentStore.key(uri), {})[key] = result
         self.revision += 1
 
+    def has_results(self, uri: str) -> bool:
+        """Whether any result is stored for ``uri`` (views skip building run targets when there is none)."""
+        return bool(self._results.get(DocumentStore.key(uri)))
+
     def results_of(self, uri: str) -> dict[TargetKey, TargetResult]:
         return dict(self._results.get(DocumentStore.key(uri), {}))
 
