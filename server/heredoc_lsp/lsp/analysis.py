@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from heredoc_lsp.languages import Language
 from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit
+from heredoc_lsp.lsp.work import WORK
 
 if TYPE_CHECKING:
     # The analysis core and the parsers load on the first check, not at start-up (initialize answers sooner).
@@ -29,6 +30,34 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _SERIALS = itertools.count(1)
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    """How a snapshot differs from the snapshot ``since`` (a serial) of the same document.
+
+    Items starting on lines ``[start, stop)`` are new; the items before ``start`` are the same; the items at or
+    after ``stop`` are the old ones at ``line - delta``. ``start`` and ``stop`` are item starts of both parses.
+    """
+
+    since: int
+    start: int
+    stop: int
+    delta: int
+
+    def then(self, later: Changed) -> Changed:
+        """``self`` followed by ``later`` (whose ``since`` is the snapshot ``self`` leads to)."""
+        start = min(self.start, later.start)
+        if self.stop <= later.start:
+            stop = self.stop
+        elif self.stop >= later.stop - later.delta:
+            stop = self.stop + later.delta
+        else:
+            stop = later.stop
+        return Changed(self.since, start, max(stop, later.stop), self.delta + later.delta)
+
+
+HISTORY = 64  # changes remembered per document (a feature not asked for longer rebuilds its answer)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +80,7 @@ class Snapshot:
     config: Config
     analysis: Analysis
     directives: tuple[int, ...] = ()  # lines that may hold a suppression directive (kept up to date cheaply)
+    changed: Changed | None = None  # what changed since the previous snapshot (None: parsed from scratch)
 
     @property
     def lines(self) -> Sequence[str]:
@@ -133,6 +163,7 @@ class Analyses:
         self.server = server
         self._snapshots: dict[str, Snapshot] = {}
         self._pending: dict[str, LineEdit] = {}
+        self._history: dict[str, list[Changed]] = {}  # per document, the changes of its last snapshots, in order
         self.full_parses = 0  # counters for tests and the benchmark
         self.incremental_parses = 0
 
@@ -145,6 +176,22 @@ class Analyses:
         key = DocumentStore.key(uri)
         self._snapshots.pop(key, None)
         self._pending.pop(key, None)
+        self._history.pop(key, None)
+
+    def changes_since(self, snap: Snapshot, serial: int) -> Changed | None:
+        """What changed between snapshot ``serial`` and ``snap`` (both of one document); None when unknown."""
+        if serial == snap.serial:
+            return Changed(serial, 0, 0, 0)
+        history = self._history.get(DocumentStore.key(snap.uri), [])
+        if not history or snap.changed is None or history[-1] is not snap.changed:
+            return None
+        for k in range(len(history) - 1, -1, -1):
+            if history[k].since == serial:
+                combined = history[k]
+                for later in history[k + 1 :]:
+                    combined = combined.then(later)
+                return combined
+        return None
 
     def peek(self, uri: str) -> Snapshot | None:
         """The last snapshot computed, current or not (never computes)."""
@@ -172,6 +219,7 @@ class Analyses:
         workspace = self.workspace_for(doc, config)
         edit = self._pending.pop(key, None)
         result: tuple[Analysis, tuple[int, ...]] | None = None
+        changed: Changed | None = None
         if (
             snap is not None
             and edit is not None
@@ -181,14 +229,18 @@ class Analyses:
         ):
             from heredoc_lsp.lsp.incremental import reanalyze_cli
 
-            result = reanalyze_cli(snap.analysis, doc, edit, config, workspace, snap.directives)
-            if result is not None:
+            reanalysed = reanalyze_cli(snap.analysis, doc, edit, config, workspace, snap.directives)
+            if reanalysed is not None:
                 self.incremental_parses += 1
+                analysis, directives, reparse = reanalysed
+                result = analysis, directives
+                changed = Changed(snap.serial, reparse.resume, reparse.stop, reparse.delta)
         if result is None:
             # Fresh from didOpen (or a full replacement), the document knows whether its text mentions directives.
             hint = doc.maybe_directives if doc.revision == 0 else True
             result = analyze_lines(doc.language, doc.lines, config, _newline_of(doc), workspace, hint)
             self.full_parses += 1
+            WORK["full_parses"] += 1
         analysis, directives = result
         snap = Snapshot(
             uri=doc.uri,
@@ -202,6 +254,14 @@ class Analyses:
             config=config,
             analysis=analysis,
             directives=directives,
+            changed=changed,
         )
         self._snapshots[key] = snap
+        if changed is None:
+            self._history.pop(key, None)
+        else:
+            history = self._history.setdefault(key, [])
+            history.append(changed)
+            if len(history) > HISTORY:
+                del history[0]
         return snap

@@ -15,37 +15,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
 from heredoc_lsp.languages import Language, detect_language
+from heredoc_lsp.syntax.text import LineEdit
 
 _SPLIT_KEEP = re.compile(r"(\r\n|\r|\n)")
 
-
-@dataclass(frozen=True, slots=True)
-class LineEdit:
-    """Lines ``[start, start + removed)`` of the previous version became ``[start, start + inserted)``.
-
-    Lines before ``start`` are unchanged; lines after the edited block are unchanged and moved by
-    ``inserted - removed``.
-    """
-
-    start: int
-    removed: int
-    inserted: int
-
-    @property
-    def delta(self) -> int:
-        return self.inserted - self.removed
-
-    def then(self, later: LineEdit) -> LineEdit:
-        """One edit equivalent to ``self`` followed by ``later`` (whose lines are numbered after ``self``)."""
-        lo = min(self.start, later.start)
-        mid_end = max(self.start + self.inserted, later.start + later.removed)
-        old_end = self.start + self.removed + (mid_end - (self.start + self.inserted))
-        new_end = mid_end + later.delta
-        return LineEdit(lo, old_end - lo, new_end - lo)
+__all__ = ["Document", "DocumentStore", "LineEdit", "split_with_endings", "uri_to_path"]
 
 
 def split_with_endings(text: str) -> tuple[list[str], list[str]]:

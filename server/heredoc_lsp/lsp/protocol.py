@@ -10,7 +10,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import inspect
+import json
 import logging
 from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -27,6 +30,22 @@ if TYPE_CHECKING:
     from heredoc_lsp.lsp.server import HeredocLanguageServer
 
 log = logging.getLogger(__name__)
+
+
+_WRITES: set[asyncio.Future[Any]] = set()  # writes in flight on an asynchronous transport
+
+
+class Prerendered:
+    """A request's result that is already JSON text: written as is, never converted or encoded again.
+
+    Features with big answers (outline, folds, lenses of a 100k-line script) keep JSON text per item and join it;
+    building and unstructuring tens of thousands of ``lsprotocol`` objects per request would cost seconds.
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 class _Answered:
@@ -109,6 +128,23 @@ class HeredocProtocol(LanguageServerProtocol):
         from urllib.parse import unquote
 
         self.workspace._text_documents[unquote(doc.uri)] = DocumentView(doc, self)
+
+    # -- prerendered answers ------------------------------------------------------------------------------------
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        # pygls 2.1.1: every answer goes through JsonRPCProtocol._send_response(msg_id, result, error), which
+        # unstructures ``result`` with cattrs and json.dumps the whole message (checked in tests/lsp/test_lsp_pygls.py).
+        if error is not None or not isinstance(result, Prerendered):
+            super()._send_response(msg_id, result, error)
+            return
+        self._result_types.pop(msg_id, None)
+        if self.writer is None:
+            return
+        body = f'{{"jsonrpc":"2.0","id":{json.dumps(msg_id)},"result":{result.text}}}'.encode()
+        written = self.writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        if inspect.isawaitable(written):  # the TCP and websocket writers
+            task = asyncio.ensure_future(written)
+            _WRITES.add(task)
+            task.add_done_callback(_WRITES.discard)
 
     # -- decoding errors ---------------------------------------------------------------------------------------
     def structure_message(self, data: dict[str, Any]) -> Any:

@@ -4,23 +4,28 @@ Clients with ``hierarchicalDocumentSymbolSupport`` get ``DocumentSymbol`` trees;
 ``SymbolInformation`` whose ``containerName`` names the parent. The answer is kept per document version, so an
 editor asking again (outline view, breadcrumbs, sticky scroll) costs nothing.
 
-Large answers (a 100k-line script has some 60k symbols) are built as plain JSON-ready lists and dicts wrapped in
-:class:`RawJson`, which the server's converter passes through untouched: building and unstructuring 60k
-``lsprotocol`` objects costs seconds, the plain structures a small fraction of that. (This works because the
-response's result is a true union, which the converter dispatches on the value's class; results typed
-``Optional[X]``, such as folding ranges and semantic tokens, are always unstructured as ``X``.)
+Large answers (a 100k-line script has some 60k symbols, 14 MB of JSON) are sent as JSON text
+(:class:`~heredoc_lsp.lsp.protocol.Prerendered`) kept per item (:mod:`heredoc_lsp.lsp.splice`): after an edit only
+the symbols of the re-parsed items are built again. Other formats (inbox, outbox, bodies) are small and built whole
+per version.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from json.encoder import encode_basestring_ascii as _jstr
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from heredoc_lsp.lsp.analysis import Snapshot
 from heredoc_lsp.lsp.positions import column_to_client, span_to_range
-from heredoc_lsp.navigation.outline import Symbol, outline
+from heredoc_lsp.lsp.protocol import Prerendered
+from heredoc_lsp.lsp.splice import Parts, update
+from heredoc_lsp.lsp.work import WORK
+from heredoc_lsp.navigation.outline import Symbol, cli_outline, outline
+from heredoc_lsp.syntax.cli import CliScript
 from heredoc_lsp.syntax.diagnostics import Span
 
 if TYPE_CHECKING:
@@ -73,6 +78,27 @@ def range_json(codec: PositionCodec, lines: Sequence[str], span: Span) -> dict[s
 _KINDS = {k.name: k.value for k in types.SymbolKind}
 
 
+def _range_text(codec: PositionCodec, lines: Sequence[str], span: Span) -> str:
+    r = range_json(codec, lines, span)
+    s, e = r["start"], r["end"]
+    return (
+        f'{{"start":{{"line":{s["line"]},"character":{s["character"]}}},'
+        f'"end":{{"line":{e["line"]},"character":{e["character"]}}}}}'
+    )
+
+
+def symbol_text(codec: PositionCodec, lines: Sequence[str], s: Symbol) -> str:
+    """One ``DocumentSymbol`` (with its children) as JSON text."""
+    whole = _range_text(codec, lines, s.span)
+    selection = whole if s.selection == s.span else _range_text(codec, lines, s.selection)
+    detail = "" if s.detail is None else f',"detail":{_jstr(s.detail)}'
+    children = (
+        "" if not s.children else ',"children":[' + ",".join(symbol_text(codec, lines, c) for c in s.children) + "]"
+    )
+    head = f'{{"name":{_jstr(s.name)},"kind":{_KINDS[s.kind]},"range":{whole},"selectionRange":{selection}'
+    return f"{head}{detail}{children}}}"
+
+
 def _symbols_json(codec: PositionCodec, lines: Sequence[str], symbols: Sequence[Symbol]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     append = out.append
@@ -108,7 +134,7 @@ def _flat_symbols(
     return out
 
 
-Result = RawJson | list[types.SymbolInformation]
+Result = RawJson | Prerendered | list[types.SymbolInformation]
 
 
 def register(server: HeredocLanguageServer) -> None:
@@ -116,11 +142,29 @@ def register(server: HeredocLanguageServer) -> None:
 
     enable_raw_json(server)
     cache: dict[str, tuple[int, bool, Result]] = {}
+    parts: dict[str, Parts] = {}
 
     def forget(uri: str) -> None:
         cache.pop(uri, None)
+        parts.pop(uri, None)
 
     server.hooks.closed.append(forget)
+
+    def cli_tree(snap: Snapshot) -> Prerendered:
+        script = snap.tree
+        assert isinstance(script, CliScript)
+        codec = server.position_codec
+        lines = snap.lines
+
+        def build(first: int, stop: int | None) -> tuple[list[int], list[str]]:
+            symbols = cli_outline(lines, script, first, stop)
+            WORK["symbols"] += len(symbols)
+            return [s.span.start_line for s in symbols], [symbol_text(codec, lines, s) for s in symbols]
+
+        previous = parts.get(snap.uri)
+        changed = None if previous is None else server.analyses.changes_since(snap, previous.serial)
+        done = parts[snap.uri] = update(previous, snap.serial, changed, build)
+        return Prerendered(done.json())
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @guarded(server)
@@ -137,9 +181,14 @@ def register(server: HeredocLanguageServer) -> None:
         hit = cache.get(uri)
         if hit is not None and hit[0] == snap.serial and hit[1] == tree_wanted:
             return hit[2]
-        symbols = outline(snap.language, snap.lines, snap.tree, snap.config.commands)
-        codec = server.position_codec
         result: Result
+        if tree_wanted and isinstance(snap.tree, CliScript):
+            result = cli_tree(snap)
+            cache[uri] = (snap.serial, tree_wanted, result)
+            return result
+        symbols = outline(snap.language, snap.lines, snap.tree, snap.config.commands)
+        WORK["symbols"] += len(symbols)
+        codec = server.position_codec
         if tree_wanted:
             result = RawJson(_symbols_json(codec, snap.lines, symbols))
         else:

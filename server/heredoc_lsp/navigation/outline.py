@@ -83,10 +83,21 @@ def outline(language: Language, lines: Sequence[str], tree: Any, schemas: Mappin
 
 
 def _cli(lines: Sequence[str], script: CliScript, schemas: Mapping[str, CommandSchema]) -> list[Symbol]:
+    return cli_outline(lines, script)
+
+
+def cli_outline(
+    lines: Sequence[str], script: CliScript, first_line: int = 0, stop_line: int | None = None
+) -> list[Symbol]:
+    """The symbols of the items starting on lines ``[first_line, stop_line)`` (default: to the end), which must be
+    item starts (see :class:`heredoc_lsp.syntax.cli.Reparse`)."""
     out: list[Symbol] = []
     append = out.append
     blanks = BLANK_CHARS
-    for kind, line, view in iter_rows(script):
+    last = None if stop_line is None else stop_line - 1
+    if last is not None and last < first_line:
+        return out
+    for kind, line, view in iter_rows(script, first_line, last):
         if kind == "command":
             text = lines[line]
             t = text.strip(blanks)

@@ -44,7 +44,7 @@ from heredoc_lsp.syntax.lazy_re import lazy_compile
 from heredoc_lsp.syntax.params import ParamsBody, is_delimiter_line, parse_params
 from heredoc_lsp.syntax.records import field, record, record_fields
 from heredoc_lsp.syntax.schema import CommandSchema, is_only_assignments, lookup_schema
-from heredoc_lsp.syntax.text import BLANK_CHARS
+from heredoc_lsp.syntax.text import BLANK_CHARS, LineEdit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -1020,3 +1020,155 @@ def _heredoc_command(lines: Sequence[str], row: _Row, n: int) -> Command:
     c_params(command, row.params)
     c_error(command, row.error)
     return command
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Incremental re-parsing after an edit
+
+FIRST_WINDOW = 48  # lines scanned past the edit before the first attempt to meet the old parse again
+
+
+@record(eq=False)
+class Reparse:
+    """The result of :func:`reparse`: ``script`` equals ``parse_cli`` of the new lines.
+
+    Rows (items) starting at new lines ``[resume, stop)`` were scanned again; those before ``resume`` are the old
+    ones, those at or after ``stop`` are the old ones at ``line - delta`` (moved by ``delta``). ``fallback`` says
+    that the scan ran from ``resume`` to the end of the document.
+    """
+
+    script: CliScript
+    resume: int
+    stop: int
+    delta: int
+    fallback: bool
+
+    @property
+    def scanned(self) -> int:
+        """How many lines were scanned again (the work, for tests and benchmarks)."""
+        return self.stop - self.resume
+
+
+def item_starts(script: CliScript) -> list[int]:
+    """The first line of every item, in order (cached per script; do not change the list)."""
+    return script._starts()
+
+
+def _moved_rows(rows: Sequence[_RowT], delta: int) -> tuple[_RowT, ...] | None:
+    """Rows moved down ``delta`` lines; None when one holds a structured body (its parse quotes absolute lines)."""
+    out: list[_RowT] = []
+    append = out.append
+    for r in rows:
+        if r.__class__ is int:
+            assert isinstance(r, int)
+            append(r + delta if r >= 0 else r - delta)
+            continue
+        assert isinstance(r, _Row)
+        if r.params is not None:
+            return None
+        moved = object.__new__(_Row)
+        for slot in _Row.__slots__:
+            setattr(moved, slot, getattr(r, slot))
+        moved.line = r.line + delta
+        if r.terminator >= 0:
+            moved.terminator = r.terminator + delta
+        append(moved)
+    return tuple(out)
+
+
+def _first_at(diagnostics: Sequence[Diagnostic], line: int) -> int:
+    """Index of the first diagnostic starting at or after ``line`` (diagnostics are sorted by position)."""
+    lo, hi = 0, len(diagnostics)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if diagnostics[mid].span.start_line < line:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def reparse(
+    old: CliScript,
+    lines: Sequence[str],
+    edit: LineEdit,
+    schemas: Mapping[str, CommandSchema] | None = None,
+    compat: str | None = None,
+) -> Reparse:
+    """``parse_cli(lines, schemas, compat)`` computed from ``old``, the parse of the text before ``edit``.
+
+    1. Re-scan from the nearest safe line before the edit (:meth:`CliScript.resume_line`);
+    2. stop as soon as the new scan is outside every heredoc at a line ``m`` past the edit whose old counterpart
+       ``m - delta`` was an item start of the old parse: from there on the lines and the parse are the same (when
+       the scan ends inside a heredoc, the next attempt goes past the next line holding its marker);
+    3. splice the old rows before the restart, the re-scanned window and the old rows from ``m - delta`` on,
+       moved by ``delta`` lines.
+
+    Cases that depend on text beyond the window scan everything from the restart line: lines that look ahead
+    (``possible_heredoc``, ``invalid_marker``), and, when lines moved, old rows after the window with diagnostics
+    or structured bodies (their messages and data quote absolute line numbers). ``schemas`` and ``compat`` must be
+    the ones ``old`` was parsed with.
+    """
+    lines = lines if isinstance(lines, tuple) else tuple(lines)
+    n = len(lines)
+    delta = edit.delta
+    old_n = n - delta
+    old_starts = old._starts()
+    old_rows = old._rows
+    old_diags = old.diagnostics
+    schemas = schemas or None
+    resume = old.resume_line(min(edit.start, old_n))
+
+    def rest() -> Reparse:
+        return Reparse(reparse_cli(old, lines, resume, schemas, compat), resume, n, delta, True)
+
+    if old.start_line != 0 or resume > edit.start:
+        return rest()
+    changed_old_end = edit.start + edit.removed  # the first old line after the edited block
+    k = bisect_left(old_starts, changed_old_end)
+    target_old = changed_old_end + FIRST_WINDOW
+    while True:
+        k = bisect_left(old_starts, target_old, lo=k)
+        if k >= len(old_starts):
+            return rest()  # no old item start left: scan to the end
+        meet_old = old_starts[k]
+        meet = meet_old + delta
+        scan = parse_cli(lines[:meet], schemas, compat, start_line=resume)
+        if scan._lookahead:
+            return rest()
+        open_marker = next(
+            ((d.data or {}).get("marker") for d in scan.diagnostics if d.code == "unclosed_heredoc"), None
+        )
+        if open_marker is None:
+            break
+        # The scan ended inside a heredoc: it cannot close before a line holding its marker. Jump to the first
+        # such line (exact match, found by a C-level search); none at all means it runs to the end of the file
+        # (or closes at a marker line with blanks around it): scan everything from the restart line.
+        try:
+            close_at = lines.index(str(open_marker), meet)
+        except ValueError:
+            return rest()
+        target_old = max(close_at + 1 - delta, meet_old + 1)
+    suffix_rows: Sequence[_RowT] = old_rows[k:]
+    suffix_starts = old_starts[k:]
+    suffix_diags = old_diags[_first_at(old_diags, meet_old) :]
+    suffix_lookahead = tuple(x for x in old._lookahead if x >= meet_old)
+    if delta:
+        if suffix_diags or suffix_lookahead:
+            return rest()  # their messages and data quote absolute line numbers: moving them is not enough
+        moved = _moved_rows(suffix_rows, delta)
+        if moved is None:
+            return rest()
+        suffix_rows = moved
+        suffix_starts = [x + delta for x in suffix_starts]
+    k_prefix = bisect_left(old_starts, resume)
+    script = CliScript(
+        lines=lines,
+        diagnostics=old_diags[: _first_at(old_diags, resume)] + scan.diagnostics + tuple(suffix_diags),
+        start_line=0,
+        _rows=(*old_rows[:k_prefix], *scan._rows, *suffix_rows),
+        _lookahead=tuple(x for x in old._lookahead if x < resume) + scan._lookahead + suffix_lookahead,
+        _schemas=schemas,
+    )
+    script._cache["starts"] = old_starts[:k_prefix] + scan._starts() + suffix_starts
+    return Reparse(script, resume, meet, delta, False)

@@ -16,6 +16,31 @@ _LINE_BREAK = lazy_compile(r"\r\n|\r|\n")
 _LINE_BREAK_BYTES = lazy_compile(rb"\r\n|\r|\n")
 
 
+@record
+class LineEdit:
+    """Lines ``[start, start + removed)`` of the previous text became ``[start, start + inserted)``.
+
+    Lines before ``start`` are unchanged; lines after the edited block are unchanged and moved by
+    ``inserted - removed``.
+    """
+
+    start: int
+    removed: int
+    inserted: int
+
+    @property
+    def delta(self) -> int:
+        return self.inserted - self.removed
+
+    def then(self, later: LineEdit) -> LineEdit:
+        """One edit equivalent to ``self`` followed by ``later`` (whose lines are numbered after ``self``)."""
+        lo = min(self.start, later.start)
+        mid_end = max(self.start + self.inserted, later.start + later.removed)
+        old_end = self.start + self.removed + (mid_end - (self.start + self.inserted))
+        new_end = mid_end + later.delta
+        return LineEdit(lo, old_end - lo, new_end - lo)
+
+
 def split_lines(text: str) -> list[str]:
     """Split ``text`` into lines without their terminators (never ``str.splitlines``)."""
     lines = text.split("\n") if "\r" not in text else _LINE_BREAK.split(text)
