@@ -83,8 +83,14 @@ async def test_errors_say_why_instead_of_run(client: RunClient) -> None:
         for lens in await client.lenses(uri)
         if lens.command
     ]
-    assert titles == [(0, f"⚠ The script has errors: line 2: {UNCLOSED_MESSAGE}", "")]
-    assert [a.title for a in await client.actions(uri, 0)] == []
+    # The script says why it cannot run; the command before the unclosed heredoc is whole and keeps its lens
+    # (SPEC §10); the unclosed heredoc's own command has none.
+    assert titles == [
+        (0, f"⚠ The script has errors: line 2: {UNCLOSED_MESSAGE}", ""),
+        (0, "▶ Run", "heredoc-lsp.runCommand"),
+    ]
+    assert [a.title for a in await client.actions(uri, 0)] == ["▶ Run 'echo ok'"]
+    assert not [a.title for a in await client.actions(uri, 1) if a.title.startswith("▶")]
     result = await client.execute(
         types.Command(title="", command="heredoc-lsp.runScript", arguments=[{"uri": uri, "version": 1}])
     )

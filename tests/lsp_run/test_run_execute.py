@@ -23,6 +23,18 @@ def unique(client: RunClient, stem: str) -> str:
     return f"{stem}-{client.profile}-{len(client.questions)}-{len(client.progress_reports)}.txt"
 
 
+async def test_a_command_runs_although_the_script_has_an_error_elsewhere(client: RunClient) -> None:
+    target = unique(client, "whole")
+    uri = client.open(f"echo whole > {target}\ncat <<EOF\nno end\n")
+    client.answers.append(ASK_RUN)
+    result = await client.execute((await client.lens(uri, 0, RUN)).command)
+    assert result["status"] == "completed", result
+    assert result["summary"] == "1 command: 1 OK"
+    assert (client.root / target).read_text(encoding="utf-8") == "whole\n"
+    titles = await client.lens_titles(uri)
+    assert titles[1] == (0, "▶ Run") and OK_TITLE.fullmatch(titles[2][1]), titles
+
+
 async def test_confirmed_run_creates_the_file(client: RunClient) -> None:
     target = unique(client, "made")
     uri = client.open(f"# make a file\necho hello > {target}\n")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +56,15 @@ class Changed:
         else:
             stop = later.stop
         return Changed(self.since, start, max(stop, later.stop), self.delta + later.delta)
+
+
+def _touches(old: tuple[int, ...], new: tuple[int, ...], edit: LineEdit) -> bool:
+    """Whether ``edit`` removed or wrote a line that may hold a suppression directive."""
+    lo = bisect_left(old, edit.start)
+    if lo < len(old) and old[lo] < edit.start + edit.removed:
+        return True
+    lo = bisect_left(new, edit.start)
+    return lo < len(new) and new[lo] < edit.start + edit.inserted
 
 
 HISTORY = 64  # changes remembered per document (a feature not asked for longer rebuilds its answer)
@@ -234,7 +244,9 @@ class Analyses:
                 self.incremental_parses += 1
                 analysis, directives, reparse = reanalysed
                 result = analysis, directives
-                changed = Changed(snap.serial, reparse.resume, reparse.stop, reparse.delta)
+                if not _touches(snap.directives, directives, edit):
+                    # (an edited suppression directive may change diagnostics anywhere: then nothing is known)
+                    changed = Changed(snap.serial, reparse.resume, reparse.stop, reparse.delta)
         if result is None:
             # Fresh from didOpen (or a full replacement), the document knows whether its text mentions directives.
             hint = doc.maybe_directives if doc.revision == 0 else True

@@ -30,6 +30,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -44,8 +46,20 @@ from heredoc_lsp.lsp.documents import Document, DocumentStore
 from heredoc_lsp.lsp.run_gate import UNTRUSTED_MESSAGE, RunGate
 from heredoc_lsp.lsp.run_progress import RunProgress
 from heredoc_lsp.lsp.run_state import ActiveRun, OutcomeStatus, RunState, TargetResult
-from heredoc_lsp.lsp.run_targets import RunTarget, targets_for
+from heredoc_lsp.lsp.run_targets import (
+    RunTarget,
+    TargetKey,
+    cli_command_targets,
+    content_of,
+    errors_of,
+    number_occurrences,
+    script_target,
+    targets_for,
+)
 from heredoc_lsp.lsp.run_view import result_diagnostics, result_title
+from heredoc_lsp.lsp.splice import Parts, update
+from heredoc_lsp.lsp.work import WORK
+from heredoc_lsp.syntax.cli import CliScript
 from heredoc_lsp.syntax.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
@@ -104,6 +118,8 @@ class RunFeature:
         self.state = RunState()
         self.gate = RunGate(server)
         self._targets: dict[str, tuple[int, list[RunTarget]]] = {}
+        # Per .cli document: its command targets and how often each content occurs (kept across edits).
+        self._commands: dict[str, tuple[Parts[RunTarget], Counter[TargetKey]]] = {}
         self._logs: dict[str, Path] = {}  # run id -> log
         self._files: dict[str, set[Path]] = {}  # run id -> files its reply commands created, edited or read
         self.listeners: list[Callable[[str], None]] = []  # called with a URI when its run views changed
@@ -118,10 +134,62 @@ class RunFeature:
         cached = self._targets.get(key)
         if cached is not None and cached[0] == snap.serial:
             return cached[1]
-        found = targets_for(snap.language, snap.tree, snap.diagnostics)
+        if isinstance(snap.tree, CliScript):
+            commands = self._cli_commands(key, snap)
+            found = [script_target(commands, errors_of(snap.tree.diagnostics, snap.diagnostics)), *commands]
+        else:
+            found = targets_for(snap.language, snap.tree, snap.diagnostics)
+            WORK["run_targets"] += len(found)
         self._targets[key] = (snap.serial, found)
         self.state.prune(snap.uri, found)
         return found
+
+    def _cli_commands(self, key: str, snap: Snapshot) -> list[RunTarget]:
+        """The command targets of a ``.cli`` snapshot: those of the items an edit touched are built again, the
+        others kept (:mod:`heredoc_lsp.lsp.splice`); repeated contents are renumbered only when an edit touched
+        one of them."""
+        tree = snap.tree
+        assert isinstance(tree, CliScript)
+        errors = errors_of(tree.diagnostics, snap.diagnostics)
+        previous = self._commands.get(key)
+        changed = None if previous is None else self.server.analyses.changes_since(snap, previous[0].serial)
+        if previous is None or changed is None:
+            commands = cli_command_targets(tree, errors)
+            counts = Counter(map(content_of, commands))
+            if len(counts) < len(commands):
+                commands = number_occurrences(commands)
+            WORK["run_targets"] += len(commands)
+            self._commands[key] = (Parts(snap.serial, [t.line for t in commands], commands, len(commands)), counts)
+            return commands
+        parts, counts = previous
+        gone: list[RunTarget] = []
+
+        def build(first: int, stop: int | None) -> tuple[list[int], list[RunTarget]]:
+            i = bisect_left(parts.lines, first)
+            j = len(parts.lines) if stop is None else bisect_left(parts.lines, stop)
+            gone.extend(parts.values[i:j])
+            made = cli_command_targets(tree, errors, first, stop)
+            WORK["run_targets"] += len(made)
+            return [t.line for t in made], made
+
+        spliced = update(parts, snap.serial, changed, build)
+        if spliced is parts:
+            return parts.values
+        k = bisect_left(spliced.lines, changed.start)
+        made = spliced.values[k : k + spliced.rebuilt]
+        before = {content_of(t): counts[content_of(t)] for t in (*gone, *made)}
+        for t in gone:
+            counts[content_of(t)] -= 1
+        for t in made:
+            counts[content_of(t)] += 1
+        # A content seen more than once, now or before the edit, needs its copies renumbered.
+        repeated = {c for c, n in before.items() if counts[c] > 0 and (n > 1 or counts[c] > 1)}
+        commands = spliced.values
+        if repeated:
+            commands = number_occurrences(commands, repeated)
+            spliced = Parts(spliced.serial, spliced.lines, commands, spliced.rebuilt)
+        self._commands[key] = (spliced, counts)
+        return commands
 
     def results(self, snap: Snapshot) -> list[tuple[RunTarget, TargetResult]]:
         if not self.state.has_results(snap.uri):
@@ -162,6 +230,7 @@ class RunFeature:
     def _on_close(self, uri: str) -> None:
         key = DocumentStore.key(uri)
         self._targets.pop(key, None)
+        self._commands.pop(key, None)
         self.state.forget(uri)
 
     # -- the commands --------------------------------------------------------------------------------------------
@@ -316,7 +385,7 @@ class RunFeature:
         self, doc: Document, snap: Snapshot, target: RunTarget, workspace: Path, control: RunControl
     ) -> dict[str, Any]:
         from heredoc_lsp.executor.events import new_id
-        from heredoc_lsp.lsp.run_exec import RunJob, document_text, execute
+        from heredoc_lsp.lsp.run_exec import RunJob, command_text, document_text, execute
         from heredoc_lsp.lsp.run_log import RunLog
 
         server = self.server
@@ -362,7 +431,11 @@ class RunFeature:
         job = RunJob(
             kind="script" if target.kind in ("script", "command") else target.kind,
             path=Path(doc.path) if doc.path else None,
-            text=document_text(snap.lines, snap.analysis.newline),
+            text=(
+                command_text(snap.lines, snap.analysis.newline, target)
+                if target.kind == "command"
+                else document_text(snap.lines, snap.analysis.newline)
+            ),
             config=snap.config,
             workspace=workspace,
             lines=(target.line,) if target.kind == "command" else None,

@@ -39,6 +39,17 @@ def document_text(lines: Sequence[str], newline: str) -> str:
     return "".join(line + newline for line in lines)
 
 
+def command_text(lines: Sequence[str], newline: str, target: RunTarget) -> str:
+    """The script with every line outside the command's blank: the executor runs the command alone, at its own
+    line, whatever errors the rest of the script has (SPEC §10: a problem elsewhere does not hide a command)."""
+    first, last = target.line, target.end_line
+    return (
+        newline * first
+        + "".join(lines[i] + newline for i in range(first, last + 1))
+        + newline * (len(lines) - last - 1)
+    )
+
+
 def run_options(config: Config) -> RunOptions:
     return RunOptions.from_config(config, confirm="never")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from heredoc_lsp.languages import Language
@@ -98,19 +98,31 @@ def _errors_within(errors: Sequence[Diagnostic], starts: Sequence[int], first: i
     return list(errors[bisect_left(starts, first) : bisect_right(starts, last)])
 
 
-def cli_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarget]:
-    """The targets of a ``.cli`` script: the script at line 0, then every command line in order."""
-    from heredoc_lsp.syntax.cli import CliScript, Command, blocks_run
+def errors_of(tree_diagnostics: Sequence[Diagnostic], diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
+    """The errors that decide what can run, each once, in document order: the parse's errors and, among the final
+    (unsuppressed) diagnostics, the warnings that block a run (possible_heredoc)."""
+    from heredoc_lsp.syntax.cli import blocks_run
+
+    return _errors([*tree_diagnostics, *diagnostics], [d for d in diagnostics if blocks_run(d)])
+
+
+def cli_command_targets(
+    tree: object, errors: Sequence[Diagnostic], first_line: int = 0, stop_line: int | None = None
+) -> list[RunTarget]:
+    """The command targets of the items starting on lines ``[first_line, stop_line)`` (default: all), in order.
+
+    A command runs when it has no error of its own: a problem elsewhere in the script does not hide its lens (the
+    server runs it alone, :func:`heredoc_lsp.lsp.run_exec.command_text`). Keys are numbered as first occurrences;
+    :func:`number_occurrences` numbers repeated contents in the whole list.
+    """
+    from heredoc_lsp.syntax.cli import CliScript, Command
 
     assert isinstance(tree, CliScript)
-    # Errors of the parse, plus what blocks a run among the final (unsuppressed) diagnostics: possible_heredoc.
-    errors = _errors([*tree.diagnostics, *diagnostics], [d for d in diagnostics if blocks_run(d)])
-    items = [item for item in tree.items if isinstance(item, Command)]
-    contents: list[TargetKey] = [("cmd", c.run_text, c.heredoc.body if c.heredoc is not None else None) for c in items]
-    keys = _occurrence_keys(contents)
     starts = [d.span.start_line for d in errors]
     commands: list[RunTarget] = []
-    for index, (item, key) in enumerate(zip(items, keys, strict=True)):
+    for item in tree.items_between(first_line, stop_line):
+        if not isinstance(item, Command):
+            continue
         end = max(item.end_line, item.line)
         own = _errors_within(errors, starts, item.line, end) if errors else []
         problem: str | None = None
@@ -118,42 +130,79 @@ def cli_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarg
             problem = _not_runnable(own, "This command")
         elif item.error is not None:
             problem = "This line is not a runnable command"
-        elif errors:
-            # The executor refuses a script with any error, even to run one of its commands.
-            problem = _not_runnable(errors, "The script")
         commands.append(
             RunTarget(
                 kind="command",
-                key=key,
+                key=("cmd", item.run_text, item.heredoc.body if item.heredoc is not None else None, 0),
                 line=item.line,
                 end_line=end,
                 col=item.col,
                 end_col=item.col + len(item.text),
                 label=short(item.run_text),
-                index=index,
                 runnable=problem is None,
                 problem=problem,
                 command=item.run_text,
             )
         )
-    runnable = [t for t in commands if t.runnable]
+    return commands
+
+
+def content_of(target: RunTarget) -> TargetKey:
+    """What a target does (its key without the occurrence number)."""
+    return target.key[:-1]
+
+
+def number_occurrences(targets: list[RunTarget], contents: set[TargetKey] | None = None) -> list[RunTarget]:
+    """``targets`` with the n-th occurrence of a content keyed ``(*content, n)`` (only ``contents``, when given,
+    are renumbered: the others are known to be right)."""
+    seen: dict[TargetKey, int] = {}
+    out = targets
+    for i, t in enumerate(targets):
+        content = content_of(t)
+        if contents is not None and content not in contents:
+            continue
+        n = seen.get(content, 0)
+        seen[content] = n + 1
+        if t.key[-1] != n:
+            if out is targets:
+                out = list(targets)
+            out[i] = replace(t, key=(*content, n))
+    return out
+
+
+def script_target(commands: Sequence[RunTarget], errors: Sequence[Diagnostic]) -> RunTarget:
+    """The whole-script target at line 0: it runs when the script has no error and some command."""
+    runnable = sum(1 for t in commands if t.runnable)
     script_problem: str | None = None
     if errors:
         script_problem = _not_runnable(errors, "The script")
     elif not runnable:
         script_problem = "The script has no commands"
-    script = RunTarget(
+    return RunTarget(
         kind="script",
-        key=("script", tuple(t.key for t in commands)),
+        key=("script", tuple(map(_key_of, commands))),
         line=0,
         end_line=0,
         col=0,
         end_col=0,
-        label=f"{len(runnable)} command{'s' if len(runnable) != 1 else ''}",
+        label=f"{runnable} command{'s' if runnable != 1 else ''}",
         runnable=script_problem is None,
         problem=script_problem,
     )
-    return [script, *commands]
+
+
+def _key_of(target: RunTarget) -> TargetKey:
+    return target.key
+
+
+def cli_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarget]:
+    """The targets of a ``.cli`` script: the script at line 0, then every command line in order."""
+    from heredoc_lsp.syntax.cli import CliScript
+
+    assert isinstance(tree, CliScript)
+    errors = errors_of(tree.diagnostics, diagnostics)
+    commands = number_occurrences(cli_command_targets(tree, errors))
+    return [script_target(commands, errors), *commands]
 
 
 def inbox_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarget]:
@@ -216,8 +265,16 @@ def targets_for(language: Language, tree: object, diagnostics: Sequence[Diagnost
 
 
 def target_at(targets: Sequence[RunTarget], line: int, *, runnable_only: bool = False) -> RunTarget | None:
-    """The command or block target covering ``line`` (never the whole-document target)."""
-    for t in targets:
-        if t.kind in ("command", "block") and t.line <= line <= t.end_line and (t.runnable or not runnable_only):
-            return t
+    """The command or block target covering ``line`` (never the whole-document target); ``targets`` is the
+    document's list (the whole-document target first, then the others in line order)."""
+    k = bisect_right(targets, line, lo=1, key=_line_of) - 1
+    if k < 1:
+        return None
+    t = targets[k]
+    if t.kind in ("command", "block") and t.line <= line <= t.end_line and (t.runnable or not runnable_only):
+        return t
     return None
+
+
+def _line_of(target: RunTarget) -> int:
+    return target.line

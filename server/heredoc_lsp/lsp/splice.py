@@ -1,11 +1,11 @@
 """Per-item results that follow the document's edits: a feature pays for the items that changed.
 
-A feature that answers with one entry per ``.cli`` item (an outline symbol, a fold, a lens) keeps its last answer
-as :class:`Parts`: the JSON text of each entry and the line of the item it came from. For a newer snapshot of the
+A feature that answers with one entry per ``.cli`` item (an outline symbol, a fold, a run target, a diagnostic)
+keeps its last answer as :class:`Parts`: the entries and the line each one starts on. For a newer snapshot of the
 same document, :meth:`Analyses.changes_since <heredoc_lsp.lsp.analysis.Analyses.changes_since>` says which lines
-changed (a :class:`~heredoc_lsp.lsp.analysis.Changed` window); the entries of the items before the window are
-kept, the window's items are built again, and the entries after it are kept as they are when no line moved (an edit
-that adds or removes lines rebuilds them: their JSON quotes absolute line numbers).
+changed (a :class:`~heredoc_lsp.lsp.analysis.Changed` window); the entries before the window are kept, the
+window's entries are built again, and the entries after it are kept as they are when no line moved (an edit that
+adds or removes lines rebuilds them: they quote absolute line numbers).
 """
 
 from __future__ import annotations
@@ -13,44 +13,49 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from heredoc_lsp.lsp.analysis import Changed
 
-# build(first_line, stop_line) -> (item lines, JSON texts) of the items starting on lines [first_line, stop_line)
+T = TypeVar("T")
+
+# build(first_line, stop_line) -> (start lines, entries) of the items starting on lines [first_line, stop_line)
 # (stop_line None: to the end of the document).
-Build = Callable[[int, "int | None"], tuple[list[int], list[str]]]
+Build = Callable[[int, "int | None"], tuple[list[int], list[T]]]
 
 
 @dataclass(frozen=True, slots=True)
-class Parts:
-    """One feature's answer for one snapshot, as JSON texts per item (``lines[i]`` is the item of ``texts[i]``)."""
+class Parts(Generic[T]):
+    """One feature's answer for one snapshot (``lines[i]`` is the line entry ``values[i]`` starts on)."""
 
     serial: int
     lines: list[int]
-    texts: list[str]
+    values: list[T]
     rebuilt: int  # how many entries were built for this snapshot (the rest were kept)
 
-    def json(self) -> str:
-        return "[" + ",".join(self.texts) + "]"
+
+def json_array(parts: Parts[str]) -> str:
+    """The entries (JSON texts) as one JSON array."""
+    return "[" + ",".join(parts.values) + "]"
 
 
-def update(previous: Parts | None, serial: int, changed: Changed | None, build: Build) -> Parts:
+def update(previous: Parts[T] | None, serial: int, changed: Changed | None, build: Build[T]) -> Parts[T]:
     """The parts of snapshot ``serial``: ``previous`` spliced with the items of the ``changed`` window, or all
     built again when there is no usable previous answer."""
     if previous is not None and previous.serial == serial:
         return previous
     if previous is None or changed is None:
-        lines, texts = build(0, None)
-        return Parts(serial, lines, texts, len(texts))
+        lines, values = build(0, None)
+        return Parts(serial, lines, values, len(values))
     i = bisect_left(previous.lines, changed.start)
     if changed.delta:
-        lines, texts = build(changed.start, None)
-        return Parts(serial, previous.lines[:i] + lines, previous.texts[:i] + texts, len(texts))
+        lines, values = build(changed.start, None)
+        return Parts(serial, previous.lines[:i] + lines, previous.values[:i] + values, len(values))
     j = bisect_left(previous.lines, changed.stop)
-    lines, texts = build(changed.start, changed.stop)
+    lines, values = build(changed.start, changed.stop)
     return Parts(
         serial,
         previous.lines[:i] + lines + previous.lines[j:],
-        previous.texts[:i] + texts + previous.texts[j:],
-        len(texts),
+        previous.values[:i] + values + previous.values[j:],
+        len(values),
     )

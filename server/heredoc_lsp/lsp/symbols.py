@@ -22,7 +22,7 @@ from pygls.capabilities import get_capability
 from heredoc_lsp.lsp.analysis import Snapshot
 from heredoc_lsp.lsp.positions import column_to_client, span_to_range
 from heredoc_lsp.lsp.protocol import Prerendered
-from heredoc_lsp.lsp.splice import Parts, update
+from heredoc_lsp.lsp.splice import Parts, json_array, update
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.navigation.outline import Symbol, cli_outline, outline
 from heredoc_lsp.syntax.cli import CliScript
@@ -142,7 +142,7 @@ def register(server: HeredocLanguageServer) -> None:
 
     enable_raw_json(server)
     cache: dict[str, tuple[int, bool, Result]] = {}
-    parts: dict[str, Parts] = {}
+    parts: dict[str, Parts[str]] = {}
 
     def forget(uri: str) -> None:
         cache.pop(uri, None)
@@ -164,7 +164,7 @@ def register(server: HeredocLanguageServer) -> None:
         previous = parts.get(snap.uri)
         changed = None if previous is None else server.analyses.changes_since(snap, previous.serial)
         done = parts[snap.uri] = update(previous, snap.serial, changed, build)
-        return Prerendered(done.json())
+        return Prerendered(json_array(done))
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @guarded(server)

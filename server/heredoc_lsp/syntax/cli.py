@@ -399,6 +399,16 @@ class CliScript:
                 item = built[index] = _build_items(self.lines, (row,), self._schemas)[0]
         return item
 
+    def items_between(self, first_line: int, stop_line: int | None = None) -> list[Item]:
+        """The items starting on lines ``[first_line, stop_line)`` (default: to the end); builds only those."""
+        starts = self._starts()
+        lo = bisect_left(starts, first_line)
+        hi = len(starts) if stop_line is None else bisect_left(starts, stop_line, lo)
+        items = self._cache.get("items")
+        if items is not None:
+            return list(items[lo:hi])
+        return _build_items(self.lines, self._rows[lo:hi], self._schemas)
+
     def item_at(self, line: int) -> Item | None:
         """The item covering ``line`` (its opener, body or terminator), or None; builds only that item."""
         k = bisect_right(self._starts(), line) - 1
