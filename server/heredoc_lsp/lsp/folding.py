@@ -2,16 +2,24 @@
 
 Folds are whole lines, which every client supports (``lineFoldingOnly`` or not), so no columns are sent.
 ``collapsedText`` is added for clients that support it; a client's ``rangeLimit`` keeps the outermost folds first.
+The folds of a ``.cli`` script are kept per item with their JSON text (:mod:`heredoc_lsp.lsp.splice`): after an
+edit only the folds of the re-parsed items are built again.
 """
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from heredoc_lsp.navigation.folds import folds
+from heredoc_lsp.lsp.analysis import Snapshot
+from heredoc_lsp.lsp.protocol import Prerendered
+from heredoc_lsp.lsp.splice import Parts, update
+from heredoc_lsp.lsp.work import WORK
+from heredoc_lsp.navigation.folds import Fold, cli_folds, comment_run_bounds, folds
+from heredoc_lsp.syntax.cli import CliScript
 
 if TYPE_CHECKING:
     from heredoc_lsp.lsp.server import HeredocLanguageServer
@@ -19,22 +27,68 @@ if TYPE_CHECKING:
 _KINDS = {"region": types.FoldingRangeKind.Region, "comment": types.FoldingRangeKind.Comment}
 
 
+def fold_json(fold: Fold, collapsed: bool) -> str:
+    """One ``FoldingRange`` as JSON text."""
+    label = f',"collapsedText":{json.dumps(fold.label)}' if collapsed and fold.label else ""
+    return f'{{"startLine":{fold.start},"endLine":{fold.end},"kind":"{_KINDS[fold.kind].value}"{label}}}'
+
+
+def biggest(found: list[Fold], limit: int) -> list[Fold]:
+    """At most ``limit`` folds, the biggest ones (a heredoc before its parameters, long before short), in order."""
+    if len(found) <= limit:
+        return found
+    return sorted(sorted(found, key=lambda f: f.start - f.end)[:limit], key=lambda f: (f.start, -f.end))
+
+
 def register(server: HeredocLanguageServer) -> None:
     from heredoc_lsp.lsp.server import guarded
 
+    parts: dict[str, Parts[tuple[Fold, str]]] = {}
+
+    def forget(uri: str) -> None:
+        parts.pop(uri, None)
+
+    server.hooks.closed.append(forget)
+
+    def cli_parts(snap: Snapshot, collapsed: bool) -> Parts[tuple[Fold, str]]:
+        script = snap.tree
+        assert isinstance(script, CliScript)
+        lines = snap.lines
+
+        def build(first: int, stop: int | None) -> tuple[list[int], list[tuple[Fold, str]]]:
+            found = cli_folds(lines, script, first, stop)
+            WORK["folds"] += len(found)
+            return [f.start for f in found], [(f, fold_json(f, collapsed)) for f in found]
+
+        previous = parts.get(snap.uri)
+        changed = None if previous is None else server.analyses.changes_since(snap, previous.serial)
+        if changed is not None:
+            first, stop = comment_run_bounds(lines, changed.start, None if changed.delta else changed.stop)
+            changed = type(changed)(changed.since, first, len(lines) if stop is None else stop, changed.delta)
+        done = parts[snap.uri] = update(previous, snap.serial, changed, build)
+        return done
+
     @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
     @guarded(server)
-    def folding_range(params: types.FoldingRangeParams) -> list[types.FoldingRange] | None:
+    def folding_range(params: types.FoldingRangeParams) -> list[types.FoldingRange] | Prerendered | None:
         snap = server.analyses.get(params.text_document.uri)
         if snap is None:
             return None
         caps = server.client_capabilities
         collapsed = bool(get_capability(caps, "text_document.folding_range.folding_range.collapsed_text", False))
         limit = get_capability(caps, "text_document.folding_range.range_limit", None)
+        if isinstance(snap.tree, CliScript):
+            done = cli_parts(snap, collapsed)
+            entries = done.values
+            if limit is not None and len(entries) > limit:
+                texts = {id(f): text for f, text in entries}
+                kept = biggest([f for f, _ in entries], limit)
+                return Prerendered("[" + ",".join(texts[id(f)] for f in kept) + "]")
+            return Prerendered("[" + ",".join(text for _, text in entries) + "]")
         found = folds(snap.language, snap.lines, snap.tree)
-        if limit is not None and len(found) > limit:
-            # Keep the biggest folds: a heredoc before its parameters, long ones before short ones.
-            found = sorted(sorted(found, key=lambda f: f.start - f.end)[:limit], key=lambda f: (f.start, -f.end))
+        WORK["folds"] += len(found)
+        if limit is not None:
+            found = biggest(found, limit)
         return [
             types.FoldingRange(
                 start_line=f.start,

@@ -9,30 +9,35 @@ edit covering the tokens between the unchanged head and tail.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from heredoc_lsp.lsp.analysis import Changed, Snapshot
 from heredoc_lsp.lsp.positions import column_to_client, from_client
+from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.navigation.tokens import TOKEN_MODIFIERS, TOKEN_TYPES, tokens
+from heredoc_lsp.syntax.cli import CliScript
 
 if TYPE_CHECKING:
     from pygls.workspace import PositionCodec
 
-    from heredoc_lsp.lsp.analysis import Snapshot
     from heredoc_lsp.lsp.server import HeredocLanguageServer
 
 LEGEND = types.SemanticTokensLegend(token_types=list(TOKEN_TYPES), token_modifiers=list(TOKEN_MODIFIERS))
 _CHUNK = 4096
 
 
-def encode(absolute: Sequence[int], lines: Sequence[str], codec: PositionCodec) -> list[int]:
-    """Absolute code-point tokens as LSP's relative data in the client's position encoding."""
+def encode(absolute: Sequence[int], lines: Sequence[str], codec: PositionCodec, prev_line: int = 0) -> list[int]:
+    """Absolute code-point tokens as LSP's relative data in the client's position encoding (``prev_line``: the
+    line of the token before them, on an earlier line)."""
     out: list[int] = []
     extend = out.extend
-    prev_line = prev_col = 0
+    prev_col = 0
     text_line = -1
     text = ""
     ascii_line = True
@@ -84,29 +89,101 @@ def _suffix_fast(a: list[int], b: list[int], limit: int) -> int:
     return s
 
 
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """The tokens of one snapshot: absolute (code points) and as sent (relative, client units), token for token."""
+
+    serial: int
+    result_id: str
+    absolute: list[int]
+    data: list[int]
+
+
+def _visible(absolute: list[int]) -> list[int]:
+    """The tokens that are sent (a zero-length token is not)."""
+    if min(absolute[2::5], default=1) > 0:
+        return absolute
+    return [x for k in range(0, len(absolute), 5) if absolute[k + 2] > 0 for x in absolute[k : k + 5]]
+
+
+def _first_token_at(absolute: list[int], line: int) -> int:
+    """Index (in tokens) of the first token on ``line`` or after."""
+    return bisect_left(range(len(absolute) // 5), line, key=lambda k: absolute[5 * k])
+
+
+def splice(
+    old: Encoded, serial: int, changed: Changed, window: list[int], lines: Sequence[str], codec: PositionCodec
+) -> tuple[Encoded, types.SemanticTokensEdit | None]:
+    """``old`` with the tokens of the old lines ``[changed.start, changed.stop - changed.delta)`` replaced by
+    ``window`` (absolute tokens of the new lines ``[changed.start, changed.stop)``), and the one edit that turns
+    the old data into the new (None: the same). The tokens after the window keep their relative data; only the
+    first one's line delta changes (and, when lines moved, their absolute lines)."""
+    count = len(old.absolute) // 5
+    i = _first_token_at(old.absolute, changed.start)
+    j = _first_token_at(old.absolute, changed.stop - changed.delta)
+    window = _visible(window)
+    prev_line = old.absolute[5 * i - 5] if i else 0
+    encoded = encode(window, lines, codec, prev_line)
+    tail = old.absolute[5 * j :]
+    if changed.delta and tail:
+        tail[0::5] = [x + changed.delta for x in tail[0::5]]
+    absolute = old.absolute[: 5 * i] + window + tail
+    deleted = 5 * (j - i)
+    if j < count:
+        # The first token after the window follows a new previous token: only its line delta changes.
+        head = old.data[5 * j : 5 * j + 5]
+        head[0] = tail[0] - (window[-5] if window else prev_line)
+        encoded += head
+        deleted += 5
+        data = old.data[: 5 * i] + encoded + old.data[5 * j + 5 :]
+    else:
+        data = old.data[: 5 * i] + encoded
+    WORK["tokens"] += len(encoded) // 5
+    # The window is the re-parsed items, often more than what changed: send only the tokens that differ.
+    edit = delta(old.data[5 * i : 5 * i + deleted], encoded)
+    if edit is not None:
+        edit = types.SemanticTokensEdit(start=5 * i + edit.start, delete_count=edit.delete_count, data=edit.data)
+    return Encoded(serial, str(serial), absolute, data), edit
+
+
 def register(server: HeredocLanguageServer) -> None:
     from heredoc_lsp.lsp.server import guarded
 
-    # uri -> (snapshot serial, resultId, data) of the last full answer
-    last: dict[str, tuple[int, str, list[int]]] = {}
+    last: dict[str, Encoded] = {}  # the last full answer per document
 
-    def full_data(snap: Snapshot) -> tuple[str, list[int]]:
-        hit = last.get(snap.uri)
-        if hit is not None and hit[0] == snap.serial:
-            return hit[1], hit[2]
-        absolute = tokens(snap.language, snap.lines, snap.tree, snap.config.commands)
+    def build(snap: Snapshot) -> Encoded:
+        absolute = _visible(tokens(snap.language, snap.lines, snap.tree, snap.config.commands))
         data = encode(absolute, snap.lines, server.position_codec)
-        # Same tokens as before (e.g. a new snapshot after a configuration reload): same resultId.
-        result_id = hit[1] if hit is not None and hit[2] == data else str(snap.serial)
-        last[snap.uri] = (snap.serial, result_id, data)
-        return result_id, data
+        WORK["tokens"] += len(data) // 5
+        return Encoded(snap.serial, str(snap.serial), absolute, data)
+
+    def current(snap: Snapshot) -> tuple[Encoded, Encoded | None, list[types.SemanticTokensEdit] | None]:
+        """(the tokens of ``snap``, the previous answer, the edits from it when known)."""
+        hit = last.get(snap.uri)
+        if hit is not None and hit.serial == snap.serial:
+            return hit, None, None
+        changed = None if hit is None else server.analyses.changes_since(snap, hit.serial)
+        if hit is not None and changed is not None and isinstance(snap.tree, CliScript):
+            window = (
+                tokens(snap.language, snap.lines, snap.tree, snap.config.commands, changed.start, changed.stop - 1)
+                if changed.stop > changed.start
+                else []
+            )
+            done, edit = splice(hit, snap.serial, changed, window, snap.lines, server.position_codec)
+            last[snap.uri] = done
+            return done, hit, [edit] if edit is not None else []
+        done = build(snap)
+        if hit is not None and hit.data == done.data:
+            done = Encoded(done.serial, hit.result_id, done.absolute, done.data)  # same tokens: same resultId
+        last[snap.uri] = done
+        return done, hit, None
 
     def on_full(params: types.SemanticTokensParams) -> types.SemanticTokens | None:
         snap = server.analyses.get(params.text_document.uri)
         if snap is None:
             return None
-        result_id, data = full_data(snap)
-        return types.SemanticTokens(data=data, result_id=result_id)
+        done, _, _ = current(snap)
+        return types.SemanticTokens(data=done.data, result_id=done.result_id)
 
     def on_delta(
         params: types.SemanticTokensDeltaParams,
@@ -114,12 +191,15 @@ def register(server: HeredocLanguageServer) -> None:
         snap = server.analyses.get(params.text_document.uri)
         if snap is None:
             return None
-        previous = last.get(snap.uri)
-        result_id, data = full_data(snap)
-        if previous is None or previous[1] != params.previous_result_id:
-            return types.SemanticTokens(data=data, result_id=result_id)
-        edit = delta(previous[2], data)
-        return types.SemanticTokensDelta(edits=[edit] if edit is not None else [], result_id=result_id)
+        done, previous, edits = current(snap)
+        if done.result_id == params.previous_result_id:
+            return types.SemanticTokensDelta(edits=[], result_id=done.result_id)
+        if previous is None or previous.result_id != params.previous_result_id:
+            return types.SemanticTokens(data=done.data, result_id=done.result_id)
+        if edits is None:
+            edit = delta(previous.data, done.data)
+            edits = [edit] if edit is not None else []
+        return types.SemanticTokensDelta(edits=edits, result_id=done.result_id)
 
     def on_range(params: types.SemanticTokensRangeParams) -> types.SemanticTokens | None:
         snap = server.analyses.get(params.text_document.uri)
@@ -129,7 +209,9 @@ def register(server: HeredocLanguageServer) -> None:
         first = from_client(codec, snap.lines, params.range.start)[0]
         last_line = from_client(codec, snap.lines, params.range.end)[0]
         absolute = tokens(snap.language, snap.lines, snap.tree, snap.config.commands, first, last_line)
-        return types.SemanticTokens(data=encode(absolute, snap.lines, codec))
+        data = encode(absolute, snap.lines, codec)
+        WORK["tokens"] += len(data) // 5
+        return types.SemanticTokens(data=data)
 
     def register_when_asked(params: types.InitializeParams) -> None:
         if get_capability(params.capabilities, "text_document.semantic_tokens", None) is None:

@@ -24,7 +24,7 @@ from heredoc_lsp.syntax.cli import CliScript
 from heredoc_lsp.syntax.inbox import InboxReply
 from heredoc_lsp.syntax.outbox import Outbox
 from heredoc_lsp.syntax.params import ParamsBody
-from heredoc_lsp.syntax.text import is_blank
+from heredoc_lsp.syntax.text import BLANK_CHARS, is_blank
 
 FoldKind = Literal["region", "comment"]
 
@@ -64,18 +64,31 @@ def _last_content(lines: Sequence[str], start: int, end: int) -> int:
 
 
 def _cli(lines: Sequence[str], script: CliScript) -> list[Fold]:
+    return cli_folds(lines, script)
+
+
+def cli_folds(lines: Sequence[str], script: CliScript, first_line: int = 0, stop_line: int | None = None) -> list[Fold]:
+    """The folds of the items starting on lines ``[first_line, stop_line)`` (default: to the end), sorted; a run
+    of comments that starts there is followed to its end. ``first_line`` and ``stop_line`` must be item starts
+    that no run of comments crosses (:func:`comment_run_bounds`)."""
     out: list[Fold] = []
     append = out.append
     run_start = run_end = -2
-    for kind, line, view in iter_rows(script):
+    for kind, line, view in iter_rows(script, first_line):
+        if line < first_line:
+            continue  # an item started before the window (it covers first_line)
         if kind == "comment":
             if line == run_end + 1:
                 run_end = line
                 continue
+            if stop_line is not None and line >= stop_line:
+                break
             if run_end > run_start:
                 append(Fold(run_start, run_end, "comment"))
             run_start = run_end = line
             continue
+        if stop_line is not None and line >= stop_line:
+            break
         if view is None or view.body_end <= view.body_start:
             continue
         last = view.body_end - 1
@@ -87,6 +100,21 @@ def _cli(lines: Sequence[str], script: CliScript) -> list[Fold]:
         append(Fold(run_start, run_end, "comment"))
     out.sort(key=lambda f: (f.start, -f.end))
     return out
+
+
+def comment_run_bounds(lines: Sequence[str], first_line: int, stop_line: int | None) -> tuple[int, int | None]:
+    """``[first_line, stop_line)`` widened so that no run of ``#`` lines crosses its ends (a fold over comments
+    spans several items)."""
+    blanks = BLANK_CHARS
+    while first_line > 0 and lines[first_line - 1].lstrip(blanks).startswith("#"):
+        first_line -= 1
+    if stop_line is not None:
+        n = len(lines)
+        while stop_line < n and lines[stop_line].lstrip(blanks).startswith("#"):
+            stop_line += 1
+        if stop_line >= n:
+            stop_line = None
+    return first_line, stop_line
 
 
 def _params(lines: Sequence[str], body: ParamsBody) -> Iterable[Fold]:
