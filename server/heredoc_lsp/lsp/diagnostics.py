@@ -16,25 +16,32 @@ computed for. A pull is answered from the current text at request time; the same
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 from pygls.capabilities import get_capability
 
 from heredoc_lsp.lsp.documents import Document, DocumentStore
 from heredoc_lsp.lsp.positions import span_to_range
+from heredoc_lsp.lsp.protocol import HeredocProtocol, Prerendered
+from heredoc_lsp.lsp.splice import Parts, update
+from heredoc_lsp.lsp.work import WORK
+from heredoc_lsp.syntax.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
     from pygls.workspace import PositionCodec
 
     from heredoc_lsp.lsp.analysis import Snapshot
     from heredoc_lsp.lsp.server import HeredocLanguageServer
-    from heredoc_lsp.syntax.diagnostics import Diagnostic
 
 log = logging.getLogger(__name__)
 
+_CONVERTER = get_converter()
 SOURCE = "heredoc-lsp"
 PULL_IDENTIFIER = "heredoc-lsp"
 
@@ -86,7 +93,7 @@ class DiagnosticsFeature:
         self.pull = False
         self._scheduled: dict[str, None] = {}  # ordered set of URIs waiting for a push
         self._flush_handle: asyncio.Handle | None = None
-        self._cache: dict[str, tuple[tuple[int, bool, bool], list[types.Diagnostic]]] = {}
+        self._parts: dict[tuple[str, bool, bool], Parts[str]] = {}
         self._related_push = True
         self._data_push = True
         self._related_pull = True
@@ -123,7 +130,7 @@ class DiagnosticsFeature:
             )
 
             @self.server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, options)
-            async def on_pull(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+            async def on_pull(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport | Prerendered:
                 if not self.server.settings.ready:
                     await self.server.settings.wait_ready()
                 return self._on_pull(params)
@@ -142,7 +149,8 @@ class DiagnosticsFeature:
     def _on_close(self, uri: str) -> None:
         key = DocumentStore.key(uri)
         self._scheduled.pop(key, None)
-        self._cache.pop(key, None)
+        for variant in [k for k in self._parts if k[0] == key]:
+            del self._parts[variant]
         # Clear what was pushed for it (nothing to clear for a document never published, or never opened).
         if key in self.published_versions and self.server.protocol.writer is not None:
             del self.published_versions[key]
@@ -207,30 +215,32 @@ class DiagnosticsFeature:
             )
             return
         snap = self.server.analyses.get(doc.uri)
-        if snap is None:
-            diagnostics: list[types.Diagnostic] = []
-        elif snap.revision != doc.revision:
-            return  # superseded while it was computed: the newer version is scheduled
-        else:
-            diagnostics = self.lsp_diagnostics(snap, related=self._related_push, data=self._data_push)
+        texts: list[str] = []
+        if snap is not None:
+            if snap.revision != doc.revision:
+                return  # superseded while it was computed: the newer version is scheduled
+            texts = self.json_diagnostics(snap, related=self._related_push, data=self._data_push).values
             extras = [d for source in self.extra_push_sources for d in self._extra(source, snap)]
             if extras:
                 codec = self.server.position_codec
-                diagnostics = [
-                    *diagnostics,
+                texts = [
+                    *texts,
                     *(
-                        to_lsp(snap.uri, snap.lines, codec, d, related=self._related_push, data=self._data_push)
+                        diagnostic_json(
+                            to_lsp(snap.uri, snap.lines, codec, d, related=self._related_push, data=self._data_push)
+                        )
                         for d in extras
                     ),
                 ]
         if self.server.protocol.writer is None:
             return
-        if not diagnostics and key not in self.published_versions and not self.push:
+        if not texts and key not in self.published_versions and not self.push:
             return
         self.published_versions[key] = doc.version
-        self.server.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=doc.uri, version=doc.version, diagnostics=diagnostics)
-        )
+        params = f'{{"uri":{json.dumps(doc.uri)},"version":{doc.version},"diagnostics":[{",".join(texts)}]}}'
+        protocol = self.server.protocol
+        assert isinstance(protocol, HeredocProtocol)
+        protocol.notify_prerendered(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, Prerendered(params))
 
     @staticmethod
     def _extra(source: Callable[[Snapshot], Sequence[Diagnostic]], snap: Snapshot) -> Sequence[Diagnostic]:
@@ -241,7 +251,7 @@ class DiagnosticsFeature:
             return ()
 
     # -- pull --------------------------------------------------------------------------------------------------
-    def _on_pull(self, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+    def _on_pull(self, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport | Prerendered:
         uri = params.text_document.uri
         snap = self.server.analyses.get(uri)
         if snap is None:
@@ -251,21 +261,44 @@ class DiagnosticsFeature:
         result_id = str(snap.serial)
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-        items = self.lsp_diagnostics(snap, related=self._related_pull, data=self._data_pull)
-        return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+        texts = self.json_diagnostics(snap, related=self._related_pull, data=self._data_pull).values
+        return Prerendered(f'{{"kind":"full","resultId":{json.dumps(result_id)},"items":[{",".join(texts)}]}}')
 
     # -- conversion --------------------------------------------------------------------------------------------
-    def lsp_diagnostics(self, snap: Snapshot, *, related: bool = True, data: bool = True) -> list[types.Diagnostic]:
-        """The snapshot's diagnostics in LSP form (cached per snapshot)."""
-        key = DocumentStore.key(snap.uri)
-        stamp = (snap.serial, related, data)
-        cached = self._cache.get(key)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
+    def json_diagnostics(self, snap: Snapshot, *, related: bool = True, data: bool = True) -> Parts[str]:
+        """The snapshot's diagnostics in LSP form, as JSON texts: after an edit, only the diagnostics of the
+        re-parsed items are converted again (:mod:`heredoc_lsp.lsp.splice`)."""
+        key = (DocumentStore.key(snap.uri), related, data)
+        previous = self._parts.get(key)
+        changed = None if previous is None else self.server.analyses.changes_since(snap, previous.serial)
+        found = snap.diagnostics
         codec = self.server.position_codec
-        out = [to_lsp(snap.uri, snap.lines, codec, d, related=related, data=data) for d in snap.diagnostics]
-        self._cache[key] = (stamp, out)
-        return out
+
+        def build(first: int, stop: int | None) -> tuple[list[int], list[str]]:
+            lo = _first_at(found, first)
+            hi = len(found) if stop is None else _first_at(found, stop, lo)
+            chosen = found[lo:hi]
+            WORK["diagnostics"] += len(chosen)
+            return [d.span.start_line for d in chosen], [
+                diagnostic_json(to_lsp(snap.uri, snap.lines, codec, d, related=related, data=data)) for d in chosen
+            ]
+
+        done = self._parts[key] = update(previous, snap.serial, changed, build)
+        return done
+
+
+def _first_at(found: Sequence[Diagnostic], line: int, lo: int = 0) -> int:
+    """Index of the first diagnostic starting on ``line`` or after (diagnostics are sorted by position)."""
+    return bisect_left(found, line, lo, key=_start_line)
+
+
+def _start_line(d: Diagnostic) -> int:
+    return d.span.start_line
+
+
+def diagnostic_json(d: types.Diagnostic) -> str:
+    """One LSP diagnostic as JSON text."""
+    return json.dumps(_CONVERTER.unstructure(d, types.Diagnostic), separators=(",", ":"))
 
 
 def register(server: HeredocLanguageServer) -> None:

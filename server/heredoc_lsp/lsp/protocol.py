@@ -137,9 +137,16 @@ class HeredocProtocol(LanguageServerProtocol):
             super()._send_response(msg_id, result, error)
             return
         self._result_types.pop(msg_id, None)
+        self._write(f'{{"jsonrpc":"2.0","id":{json.dumps(msg_id)},"result":{result.text}}}')
+
+    def notify_prerendered(self, method: str, params: Prerendered) -> None:
+        """A notification whose params are already JSON text (e.g. a big publishDiagnostics)."""
+        self._write(f'{{"jsonrpc":"2.0","method":{json.dumps(method)},"params":{params.text}}}')
+
+    def _write(self, message: str) -> None:
         if self.writer is None:
             return
-        body = f'{{"jsonrpc":"2.0","id":{json.dumps(msg_id)},"result":{result.text}}}'.encode()
+        body = message.encode()
         written = self.writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         if inspect.isawaitable(written):  # the TCP and websocket writers
             task = asyncio.ensure_future(written)
