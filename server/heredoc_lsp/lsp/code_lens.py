@@ -1,14 +1,17 @@
 """Code lenses: ``▶ Run`` above every runnable command, ``▶ Run script`` / ``▶ Apply reply`` at the top, ``▶ Run``
 on every ``[RUN_COMMAND]`` block, and after a run its result (``✓ exit 0 · 0.3 s``; clicking it opens the log).
 
-While a run goes on, its lens reads ``⏳ running 2.1 s · ■ Cancel`` and cancels it. A document whose errors make
-the run refuse gets one lens at the top that says why (not clickable) and no run lens. Nothing is offered in an
-untrusted workspace. Lenses are computed from the current snapshot, each command carrying the document version
-the lens was made for.
+While a run goes on, its lens reads ``⏳ running 2.1 s · ■ Cancel`` and cancels it. A script with errors gets a
+lens at the top that says why (not clickable); each command without an error of its own keeps its ``▶ Run``
+(SPEC §10). Nothing is offered in an untrusted workspace. Lenses are computed from the current snapshot, each
+command carrying the document version the lens was made for, and sent as JSON text kept per target.
 """
 
 from __future__ import annotations
 
+import json
+from bisect import bisect_left
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -16,6 +19,7 @@ from lsprotocol import types
 from heredoc_lsp.lsp.analysis import Snapshot
 from heredoc_lsp.lsp.documents import DocumentStore
 from heredoc_lsp.lsp.positions import to_client
+from heredoc_lsp.lsp.protocol import Prerendered
 from heredoc_lsp.lsp.run_commands import (
     APPLY_REPLY,
     CANCEL_RUN,
@@ -29,17 +33,16 @@ from heredoc_lsp.lsp.run_commands import (
 from heredoc_lsp.lsp.run_state import ActiveRun
 from heredoc_lsp.lsp.run_targets import RunTarget
 from heredoc_lsp.lsp.run_view import APPLY_REPLY_TITLE, RUN_SCRIPT_TITLE, RUN_TITLE, result_title, running_title
+from heredoc_lsp.lsp.splice import Parts, update
+from heredoc_lsp.lsp.work import WORK
 
 if TYPE_CHECKING:
+    from pygls.workspace import PositionCodec
+
     from heredoc_lsp.lsp.server import HeredocLanguageServer
 
 NOT_CLICKABLE = ""  # a lens whose command id is empty is shown as text (VS Code) and skipped by codelens.run (Neovim)
 PROBLEM_CHARS = 200
-
-
-def _lens(rng: types.Range, title: str, command: str, argument: dict[str, Any] | None = None) -> types.CodeLens:
-    arguments: list[Any] | None = [argument] if argument is not None else None
-    return types.CodeLens(range=rng, command=types.Command(title=title, command=command, arguments=arguments))
 
 
 def _problem_title(problem: str) -> str:
@@ -58,89 +61,123 @@ def _shows_running(run: ActiveRun | None, target: RunTarget) -> bool:
     return run.current_line == target.line + 1
 
 
-def lenses_for(feature: RunFeature, snap: Snapshot) -> list[types.CodeLens]:
-    """Every lens of a document (pure given the feature's state)."""
-    if not feature.gate.trusted():
-        return []
-    targets = feature.targets(snap)
-    if not targets:
-        return []
+VERSION = "\x00"  # stands for the document version in a lens's JSON text (JSON text never holds a raw NUL)
+
+
+def _lens_json(
+    lines: Sequence[str], codec: PositionCodec, t: RunTarget, title: str, command: str, argument: str
+) -> str:
+    start = to_client(codec, lines, t.line, t.col)
+    end = to_client(codec, lines, t.line, t.end_col)
+    arguments = f',"arguments":[{argument}]' if argument else ""
+    return (
+        f'{{"range":{{"start":{{"line":{start.line},"character":{start.character}}},'
+        f'"end":{{"line":{end.line},"character":{end.character}}}}},'
+        f'"command":{{"title":{json.dumps(title)},"command":"{command}"{arguments}}}}}'
+    )
+
+
+def lens_texts(feature: RunFeature, snap: Snapshot, targets: Sequence[RunTarget], steps: bool) -> list[str]:
+    """The lenses of ``targets`` as JSON texts, in order, with :data:`VERSION` where the document version goes
+    (``steps``: the document has commands or blocks; pure given the feature's state)."""
     codec = feature.server.position_codec
-    out: list[types.CodeLens] = []
-    steps = any(t.kind in ("command", "block") for t in targets)
+    lines = snap.lines
+    out: list[str] = []
     runs = feature.state.runs_of(snap.uri)
     results = feature.state.results_of(snap.uri)
-    base = {"uri": snap.uri, "version": snap.version}
+    base = f'"uri":{json.dumps(snap.uri)},"version":{VERSION}'
     for t in targets:
-        rng = types.Range(
-            start=to_client(codec, snap.lines, t.line, t.col), end=to_client(codec, snap.lines, t.line, t.end_col)
-        )
         run = next((r for r in runs if t.key in r.keys), None) if runs else None
         if _shows_running(run, t):
             assert run is not None
-            out.append(_lens(rng, running_title(run), CANCEL_RUN, {"runId": run.run_id}))
+            out.append(_lens_json(lines, codec, t, running_title(run), CANCEL_RUN, json.dumps({"runId": run.run_id})))
         elif run is not None:
             pass  # waiting for its turn in a script or reply run
         elif t.kind == "script":
             if t.runnable:
-                out.append(_lens(rng, RUN_SCRIPT_TITLE, RUN_SCRIPT, base))
+                out.append(_lens_json(lines, codec, t, RUN_SCRIPT_TITLE, RUN_SCRIPT, f"{{{base}}}"))
             elif steps and t.problem:
-                out.append(_lens(rng, _problem_title(t.problem), NOT_CLICKABLE))
+                out.append(_lens_json(lines, codec, t, _problem_title(t.problem), NOT_CLICKABLE, ""))
         elif t.kind == "reply":
             if t.runnable:
-                out.append(_lens(rng, APPLY_REPLY_TITLE, APPLY_REPLY, base))
+                out.append(_lens_json(lines, codec, t, APPLY_REPLY_TITLE, APPLY_REPLY, f"{{{base}}}"))
         elif t.runnable:
             command = RUN_COMMAND if t.kind == "command" else RUN_BLOCK
-            out.append(_lens(rng, RUN_TITLE, command, {**base, "line": t.line}))
+            out.append(_lens_json(lines, codec, t, RUN_TITLE, command, f'{{{base},"line":{t.line}}}'))
         elif t.kind == "block" and t.problem:
-            out.append(_lens(rng, _problem_title(t.problem), NOT_CLICKABLE))
+            out.append(_lens_json(lines, codec, t, _problem_title(t.problem), NOT_CLICKABLE, ""))
         result = results.get(t.key)
         if result is not None:
             argument: dict[str, Any] = {"runId": result.run_id}
             if result.file is not None:
                 argument["file"] = str(result.file)  # the result of a file command opens the file
-            out.append(_lens(rng, result_title(t, result), SHOW_RUN_OUTPUT, argument))
+            out.append(_lens_json(lines, codec, t, result_title(t, result), SHOW_RUN_OUTPUT, json.dumps(argument)))
+    WORK["lenses"] += len(targets)
     return out
 
 
 class LensCache:
-    """The last lens list per document, reused while neither the text nor the run state changed.
+    """The lenses of each document as JSON texts, per target (:mod:`heredoc_lsp.lsp.splice`).
 
-    Editors ask for lenses often (Neovim on every refresh autocmd, VS Code after every change); building thousands
-    of lens objects is the expensive part. Lists with a running lens are never reused (they show elapsed time).
+    Editors ask for lenses often (Neovim on every refresh autocmd, VS Code after every change); a 100k-line script
+    has some 50k of them. While the run state is the same, an edit rebuilds the lenses of the re-parsed commands
+    only; lists with a running lens are never kept (they show elapsed time).
     """
 
-    def __init__(self) -> None:
-        self._cache: dict[str, tuple[tuple[int, int, bool], list[types.CodeLens]]] = {}
+    def __init__(self, server: HeredocLanguageServer) -> None:
+        self.server = server
+        # per document: (run state revision, trusted) and the lenses of its command or block targets
+        self._parts: dict[str, tuple[tuple[int, bool], Parts[list[str]]]] = {}
 
-    def get(self, feature: RunFeature, snap: Snapshot) -> list[types.CodeLens]:
-        stamp = (snap.serial, feature.state.revision, feature.gate.trusted())
+    def get(self, feature: RunFeature, snap: Snapshot) -> str:
+        """The lenses of ``snap`` as one JSON array."""
         key = DocumentStore.key(snap.uri)
-        cached = self._cache.get(key)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        lenses = lenses_for(feature, snap)
+        if not feature.gate.trusted():
+            self._parts.pop(key, None)
+            return "[]"
+        targets = feature.targets(snap)
+        if not targets:
+            return "[]"
+        steps = len(targets) > 1
+        head = lens_texts(feature, snap, targets[:1], steps)  # the whole-document lens depends on every line
+
+        def build(first: int, stop: int | None) -> tuple[list[int], list[list[str]]]:
+            lo = bisect_left(targets, first, 1, key=_line_of)
+            hi = len(targets) if stop is None else bisect_left(targets, stop, lo, key=_line_of)
+            chosen = targets[lo:hi]
+            return [t.line for t in chosen], [lens_texts(feature, snap, (t,), steps) for t in chosen]
+
+        stamp = (feature.state.revision, True)
+        cached = self._parts.get(key)
+        previous = cached[1] if cached is not None and cached[0] == stamp else None
+        changed = None if previous is None else self.server.analyses.changes_since(snap, previous.serial)
+        done = update(previous, snap.serial, changed, build)
         if feature.state.runs_of(snap.uri):
-            self._cache.pop(key, None)
+            self._parts.pop(key, None)
         else:
-            self._cache[key] = (stamp, lenses)
-        return lenses
+            self._parts[key] = (stamp, done)
+        texts = [*head, *(text for texts in done.values for text in texts)]
+        return ("[" + ",".join(texts) + "]").replace(VERSION, str(snap.version))
 
     def forget(self, uri: str) -> None:
-        self._cache.pop(DocumentStore.key(uri), None)
+        self._parts.pop(DocumentStore.key(uri), None)
+
+
+def _line_of(target: RunTarget) -> int:
+    return target.line
 
 
 def register(server: HeredocLanguageServer) -> None:
     from heredoc_lsp.lsp.server import guarded
 
-    cache = LensCache()
+    cache = LensCache(server)
     server.hooks.closed.append(cache.forget)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     @guarded(server, default=[])
-    def on_code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
+    def on_code_lens(params: types.CodeLensParams) -> list[types.CodeLens] | Prerendered:
         feature = feature_of(server)
         snap = server.analyses.get(params.text_document.uri)
         if feature is None or snap is None:
             return []
-        return cache.get(feature, snap)
+        return Prerendered(cache.get(feature, snap))
