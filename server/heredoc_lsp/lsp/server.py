@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("heredoc_lsp.lsp")
 
 # Feature modules under heredoc_lsp.lsp, each with register(server). Order matters only for hooks.
-FEATURE_MODULES: tuple[str, ...] = ("diagnostics", "code_actions")
+FEATURE_MODULES: tuple[str, ...] = ("diagnostics", "code_actions", "work")
 # Modules being written by other people at the same time; registered when present (see build_server).
 OPTIONAL_FEATURE_MODULES: tuple[str, ...] = (
     "symbols",

@@ -1,14 +1,27 @@
-"""Counts of the work the server does per feature: lines re-scanned, items rebuilt, tokens encoded...
+"""Counts of the work the server does per feature: lines re-scanned, entries rebuilt, tokens encoded...
 
-The counts are what the guards in ``tests/lsp/test_lsp_work.py`` read: a one-character edit in the middle of a
-100k-line document must cost work proportional to the edit, in every feature. They are plain integer additions,
-cheap enough to stay on in production.
+The guards in ``tests/lsp/test_lsp_work.py`` read them (request ``heredoc-lsp/workCounts``): a one-character
+edit in the middle of a 100k-line document must cost work proportional to the edit, in every feature. They are
+plain integer additions, cheap enough to stay on in production.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING, Any
 
-# Keys: "lines_scanned" (the .cli parser after an edit), "full_parses", "diagnostics" (core diagnostics converted
-# to LSP), "symbols", "folds", "lenses", "run_targets", "tokens" (semantic tokens encoded).
+if TYPE_CHECKING:
+    from heredoc_lsp.lsp.server import HeredocLanguageServer
+
+WORK_COUNTS = "heredoc-lsp/workCounts"
+
+# Keys: "lines_scanned" (the .cli re-parse after an edit), "full_parses", "diagnostics" (converted to LSP),
+# "symbols", "folds", "run_targets", "lenses" (targets whose lenses were built), "tokens" (semantic tokens encoded).
 WORK: Counter[str] = Counter()
+
+
+def register(server: HeredocLanguageServer) -> None:
+    @server.feature(WORK_COUNTS)
+    def work_counts(params: Any) -> dict[str, int]:
+        """Every count so far (for tests and benchmarks; harmless to any client)."""
+        return dict(WORK)
