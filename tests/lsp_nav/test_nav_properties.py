@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 
 from heredoc_lsp.languages import Language
 from heredoc_lsp.lsp.hover import HoverPart, add_provider, collect
-from heredoc_lsp.navigation import cli_rows
 from heredoc_lsp.navigation.complete import candidates
 from heredoc_lsp.navigation.describe import describe
 from heredoc_lsp.navigation.folds import folds
 from heredoc_lsp.navigation.locate import target_at
 from heredoc_lsp.navigation.outline import Symbol, outline
 from heredoc_lsp.navigation.tokens import TOKEN_TYPES, tokens
+from heredoc_lsp.syntax import cli_rows
 from heredoc_lsp.syntax.cli import Command, parse_cli
 from heredoc_lsp.syntax.diagnostics import Span
 from heredoc_lsp.syntax.inbox import COMMANDS, parse_inbox

@@ -18,6 +18,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from heredoc_lsp.lsp.diagnostics import to_lsp
+from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import range_to_span, span_to_range
 
 if TYPE_CHECKING:
@@ -123,7 +124,6 @@ class CodeActions:
 
 
 def register(server: HeredocLanguageServer) -> None:
-    from heredoc_lsp.lsp.server import guarded
 
     feature = CodeActions(server)
     server.code_actions = feature

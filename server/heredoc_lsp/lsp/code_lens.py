@@ -18,6 +18,7 @@ from lsprotocol import types
 
 from heredoc_lsp.lsp.analysis import Snapshot
 from heredoc_lsp.lsp.documents import DocumentStore
+from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import to_client
 from heredoc_lsp.lsp.protocol import Prerendered
 from heredoc_lsp.lsp.run_commands import (
@@ -30,11 +31,11 @@ from heredoc_lsp.lsp.run_commands import (
     RunFeature,
     feature_of,
 )
-from heredoc_lsp.lsp.run_state import ActiveRun
-from heredoc_lsp.lsp.run_targets import RunTarget
-from heredoc_lsp.lsp.run_view import APPLY_REPLY_TITLE, RUN_SCRIPT_TITLE, RUN_TITLE, result_title, running_title
 from heredoc_lsp.lsp.splice import Parts, update
 from heredoc_lsp.lsp.work import WORK
+from heredoc_lsp.runs.state import ActiveRun
+from heredoc_lsp.runs.targets import RunTarget
+from heredoc_lsp.runs.view import APPLY_REPLY_TITLE, RUN_SCRIPT_TITLE, RUN_TITLE, result_title, running_title
 
 if TYPE_CHECKING:
     from pygls.workspace import PositionCodec
@@ -168,7 +169,6 @@ def _line_of(target: RunTarget) -> int:
 
 
 def register(server: HeredocLanguageServer) -> None:
-    from heredoc_lsp.lsp.server import guarded
 
     cache = LensCache(server)
     server.hooks.closed.append(cache.forget)

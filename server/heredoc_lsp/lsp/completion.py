@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import from_client, span_to_range
 from heredoc_lsp.navigation.complete import TRIGGER_CHARACTERS, candidates
 
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
 
 
 def register(server: HeredocLanguageServer) -> None:
-    from heredoc_lsp.lsp.server import guarded
 
     options = types.CompletionOptions(trigger_characters=list(TRIGGER_CHARACTERS), resolve_provider=False)
 

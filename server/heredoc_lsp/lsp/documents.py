@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote, urlparse
 
 from heredoc_lsp.languages import Language, detect_language
+from heredoc_lsp.runs.state import document_key
 from heredoc_lsp.syntax.text import LineEdit
 
 _SPLIT_KEEP = re.compile(r"(\r\n|\r|\n)")
@@ -177,7 +178,7 @@ class DocumentStore:
 
     @staticmethod
     def key(uri: str) -> str:
-        return unquote(uri)
+        return document_key(uri)
 
     def open(self, uri: str, text: str, version: int | None, language_id: str | None) -> Document:
         doc = Document(uri, text, version, language_id)

@@ -15,6 +15,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from heredoc_lsp.lsp.analysis import Snapshot
+from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.protocol import Prerendered
 from heredoc_lsp.lsp.splice import Parts, update
 from heredoc_lsp.lsp.work import WORK
@@ -41,7 +42,6 @@ def biggest(found: list[Fold], limit: int) -> list[Fold]:
 
 
 def register(server: HeredocLanguageServer) -> None:
-    from heredoc_lsp.lsp.server import guarded
 
     parts: dict[str, Parts[tuple[Fold, str]]] = {}
 

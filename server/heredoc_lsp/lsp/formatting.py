@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import span_to_range
 from heredoc_lsp.navigation.layout_edits import trailing_blank_deletions
 from heredoc_lsp.syntax.diagnostics import Span
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
 
 
 def register(server: HeredocLanguageServer) -> None:
-    from heredoc_lsp.lsp.server import guarded
 
     if types.TEXT_DOCUMENT_FORMATTING in server.protocol.fm.features:
         return

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import from_client, span_to_range
 from heredoc_lsp.navigation.locate import DelimiterTarget, MarkerTarget, TagTarget, target_at
 from heredoc_lsp.navigation.markers import occurrences
@@ -23,7 +24,6 @@ _K = types.DocumentHighlightKind
 
 
 def register(server: HeredocLanguageServer) -> None:
-    from heredoc_lsp.lsp.server import guarded
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
     @guarded(server)

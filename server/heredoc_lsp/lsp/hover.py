@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import from_client, span_to_range
 from heredoc_lsp.navigation.describe import describe
 from heredoc_lsp.navigation.locate import target_at
@@ -105,7 +106,6 @@ def collect(server: HeredocLanguageServer, snap: Snapshot, position: types.Posit
 
 
 def register(server: HeredocLanguageServer) -> None:
-    from heredoc_lsp.lsp.server import guarded
 
     add_provider(server, lambda snap, position: navigation_hover(server, snap, position), first=True)
 

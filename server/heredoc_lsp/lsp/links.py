@@ -17,6 +17,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from heredoc_lsp.languages import Language
+from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import from_client, span_to_range
 from heredoc_lsp.navigation.locate import AttrTarget, MarkerTarget, TagTarget, target_at
 from heredoc_lsp.navigation.workspace_paths import resolve
@@ -75,7 +76,6 @@ def _answer(
 
 
 def register(server: HeredocLanguageServer) -> None:
-    from heredoc_lsp.lsp.server import guarded
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK, types.DocumentLinkOptions(resolve_provider=False))
     @guarded(server)

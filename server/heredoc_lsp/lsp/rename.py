@@ -8,6 +8,7 @@ that line would end the heredoc early (:mod:`heredoc_lsp.navigation.markers`). E
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from heredoc_lsp.lsp.analysis import Snapshot
     from heredoc_lsp.lsp.server import HeredocLanguageServer
     from heredoc_lsp.navigation.locate import Point
+
+log = logging.getLogger(__name__)
 
 
 def refused(message: str) -> JsonRpcException:
@@ -38,11 +41,6 @@ def marker_target(snap: Snapshot, point: Point) -> MarkerTarget:
 
 
 def register(server: HeredocLanguageServer) -> None:
-    from heredoc_lsp.lsp import formatting
-    from heredoc_lsp.lsp.server import log
-
-    formatting.register(server)  # not among the server's optional modules; it edits text too, so it lives here
-
     options = types.RenameOptions(prepare_provider=True)
 
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)

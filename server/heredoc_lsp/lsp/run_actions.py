@@ -22,7 +22,7 @@ from heredoc_lsp.lsp.run_commands import (
     SHOW_RUN_OUTPUT,
     feature_of,
 )
-from heredoc_lsp.lsp.run_targets import target_at
+from heredoc_lsp.runs.targets import target_at
 
 if TYPE_CHECKING:
     from heredoc_lsp.lsp.server import HeredocLanguageServer

@@ -45,8 +45,10 @@ from heredoc_lsp.lsp.analysis import Snapshot
 from heredoc_lsp.lsp.documents import Document, DocumentStore
 from heredoc_lsp.lsp.run_gate import UNTRUSTED_MESSAGE, RunGate
 from heredoc_lsp.lsp.run_progress import RunProgress
-from heredoc_lsp.lsp.run_state import ActiveRun, OutcomeStatus, RunState, TargetResult
-from heredoc_lsp.lsp.run_targets import (
+from heredoc_lsp.lsp.splice import Parts, update
+from heredoc_lsp.lsp.work import WORK
+from heredoc_lsp.runs.state import ActiveRun, OutcomeStatus, RunState, TargetResult
+from heredoc_lsp.runs.targets import (
     RunTarget,
     TargetKey,
     cli_command_targets,
@@ -56,9 +58,7 @@ from heredoc_lsp.lsp.run_targets import (
     script_target,
     targets_for,
 )
-from heredoc_lsp.lsp.run_view import result_diagnostics, result_title
-from heredoc_lsp.lsp.splice import Parts, update
-from heredoc_lsp.lsp.work import WORK
+from heredoc_lsp.runs.view import result_diagnostics, result_title
 from heredoc_lsp.syntax.cli import CliScript
 from heredoc_lsp.syntax.diagnostics import Diagnostic
 

@@ -15,7 +15,7 @@ from heredoc_lsp.config import Config
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.events import EventSink
 from heredoc_lsp.executor.model import RunOptions, RunOutcome
-from heredoc_lsp.lsp.run_targets import RunTarget
+from heredoc_lsp.runs.targets import RunTarget
 
 UNTITLED_SCRIPT = "untitled.cli"
 UNTITLED_REPLY = "untitled.inbox"

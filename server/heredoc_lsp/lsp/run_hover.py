@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from heredoc_lsp.lsp.analysis import Snapshot
+from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import span_to_range
 from heredoc_lsp.lsp.run_commands import feature_of
-from heredoc_lsp.lsp.run_targets import target_at
-from heredoc_lsp.lsp.run_view import hover_markdown
+from heredoc_lsp.runs.targets import target_at
+from heredoc_lsp.runs.view import hover_markdown
 
 if TYPE_CHECKING:
     from heredoc_lsp.lsp.server import HeredocLanguageServer
@@ -63,7 +64,6 @@ def register(server: HeredocLanguageServer) -> None:
     if types.TEXT_DOCUMENT_HOVER in server.protocol.fm.features:
         log.info("a hover handler exists without a provider list: run results are not added to hovers")
         return
-    from heredoc_lsp.lsp.server import guarded
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @guarded(server, default=None)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from heredoc_lsp.lsp.run_view import seconds
+from heredoc_lsp.runs.view import seconds
 
 if TYPE_CHECKING:
     from heredoc_lsp.lsp.server import HeredocLanguageServer

@@ -18,6 +18,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from heredoc_lsp.lsp.analysis import Changed, Snapshot
+from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import column_to_client, from_client
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.navigation.tokens import TOKEN_MODIFIERS, TOKEN_TYPES, tokens
@@ -147,7 +148,6 @@ def splice(
 
 
 def register(server: HeredocLanguageServer) -> None:
-    from heredoc_lsp.lsp.server import guarded
 
     last: dict[str, Encoded] = {}  # the last full answer per document
 

@@ -2,7 +2,7 @@
 
 Extending it: write ``heredoc_lsp/lsp/<feature>.py`` with ``register(server: HeredocLanguageServer) -> None`` that
 decorates its handlers with ``@server.feature(...)`` (wrap them in :func:`guarded` so a bug logs instead of
-failing), and add the module name to :data:`FEATURE_MODULES`. Read documents and analyses through the server:
+failing), and add the module to :data:`FEATURES`. Read documents and analyses through the server:
 
 - ``server.documents.get(uri)`` -> :class:`~heredoc_lsp.lsp.documents.Document` (lines, version, language);
 - ``server.analyses.get(uri)`` -> :class:`~heredoc_lsp.lsp.analysis.Snapshot`: the parse and final diagnostics of
@@ -18,14 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import importlib
-import inspect
 import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError
@@ -33,6 +30,22 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import PositionCodec
 
 from heredoc_lsp import __version__
+from heredoc_lsp.lsp import (
+    code_actions,
+    code_lens,
+    completion,
+    diagnostics,
+    folding,
+    formatting,
+    highlight,
+    hover,
+    links,
+    rename,
+    run_commands,
+    semantic_tokens,
+    symbols,
+    work,
+)
 from heredoc_lsp.lsp.analysis import Analyses
 from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit
 from heredoc_lsp.lsp.protocol import HeredocProtocol
@@ -43,24 +56,6 @@ if TYPE_CHECKING:
     from heredoc_lsp.lsp.diagnostics import DiagnosticsFeature
 
 log = logging.getLogger("heredoc_lsp.lsp")
-
-# Feature modules under heredoc_lsp.lsp, each with register(server). Order matters only for hooks.
-FEATURE_MODULES: tuple[str, ...] = ("diagnostics", "code_actions", "work")
-# Modules being written by other people at the same time; registered when present (see build_server).
-OPTIONAL_FEATURE_MODULES: tuple[str, ...] = (
-    "symbols",
-    "folding",
-    "hover",
-    "completion",
-    "semantic_tokens",
-    "links",
-    "rename",
-    "highlight",
-    "code_lens",
-    "run_commands",
-)
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass
@@ -174,43 +169,6 @@ class HeredocLanguageServer(LanguageServer):
         self.log_to_client(f"heredoc-lsp internal error: {error}")
 
 
-def guarded(server: HeredocLanguageServer, default: Any = None) -> Callable[[F], F]:
-    """Wrap a handler: an exception is logged (stderr and window/logMessage) and ``default`` returned."""
-
-    def decorate(fn: F) -> F:
-        name = getattr(fn, "__qualname__", repr(fn))
-
-        def report() -> None:
-            log.exception("error in handler %s", name)
-            server.log_to_client(f"heredoc-lsp: internal error in {name}; see the server log")
-
-        if inspect.iscoroutinefunction(fn):
-
-            @functools.wraps(fn)
-            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-                try:
-                    return await fn(*args, **kwargs)
-                except asyncio.CancelledError:
-                    raise
-                except Exception:
-                    report()
-                    return default
-
-            return cast(F, async_wrapper)
-
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return fn(*args, **kwargs)
-            except Exception:
-                report()
-                return default
-
-        return cast(F, wrapper)
-
-    return decorate
-
-
 class ClientLogHandler(logging.Handler):
     """Forwards our own log records (warnings and errors) to the client as ``window/logMessage``."""
 
@@ -322,27 +280,36 @@ def _register_lifecycle(server: HeredocLanguageServer) -> None:
 
 
 def build_server() -> HeredocLanguageServer:
-    """A new server with every feature module registered."""
+    """A new server with every feature registered."""
     server = HeredocLanguageServer()
     _register_lifecycle(server)
     server.settings.register()
-    for name in FEATURE_MODULES:
-        module = importlib.import_module(f"heredoc_lsp.lsp.{name}")
-        module.register(server)
-    for name in OPTIONAL_FEATURE_MODULES:
-        try:
-            module = importlib.import_module(f"heredoc_lsp.lsp.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"heredoc_lsp.lsp.{name}":
-                continue
-            log.exception("feature module %s cannot be loaded; the server runs without it", name)
-            continue
-        except Exception:
-            # A broken feature must not take diagnostics down with it.
-            log.exception("feature module %s cannot be loaded; the server runs without it", name)
-            continue
-        try:
-            module.register(server)
-        except Exception:
-            log.exception("feature module %s failed to register; the server runs without it", name)
+    for feature in FEATURES:
+        feature.register(server)
     return server
+
+
+class Feature(Protocol):
+    """A feature module: it registers its handlers and lifecycle hooks on the server."""
+
+    def register(self, server: HeredocLanguageServer) -> None: ...
+
+
+# Every feature, in registration order (order matters only for hooks). A feature that cannot be imported or
+# registered fails the server's start-up and the tests: nothing is skipped silently.
+FEATURES: tuple[Feature, ...] = (
+    diagnostics,
+    code_actions,
+    work,
+    symbols,
+    folding,
+    hover,
+    completion,
+    semantic_tokens,
+    links,
+    rename,
+    formatting,
+    highlight,
+    code_lens,
+    run_commands,
+)

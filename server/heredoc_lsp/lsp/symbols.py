@@ -20,6 +20,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from heredoc_lsp.lsp.analysis import Snapshot
+from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import column_to_client, span_to_range
 from heredoc_lsp.lsp.protocol import Prerendered
 from heredoc_lsp.lsp.splice import Parts, json_array, update
@@ -138,7 +139,6 @@ Result = RawJson | Prerendered | list[types.SymbolInformation]
 
 
 def register(server: HeredocLanguageServer) -> None:
-    from heredoc_lsp.lsp.server import guarded
 
     enable_raw_json(server)
     cache: dict[str, tuple[int, bool, Result]] = {}

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from heredoc_lsp.languages import Language
-from heredoc_lsp.navigation.cli_rows import item_at
 from heredoc_lsp.navigation.locate import inbox_command_at
 from heredoc_lsp.navigation.workspace_paths import list_entries
 from heredoc_lsp.syntax.cli import CliScript, Command
+from heredoc_lsp.syntax.cli_rows import item_at
 from heredoc_lsp.syntax.diagnostics import Span
 from heredoc_lsp.syntax.inbox import BLOCK_COMMANDS, COMMANDS, REQUIRED_ATTRS, SELF_CLOSING_COMMANDS, InboxReply
 from heredoc_lsp.syntax.outbox import SECTION_NAMES, Outbox, marker

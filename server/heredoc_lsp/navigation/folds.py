@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from heredoc_lsp.languages import Language
-from heredoc_lsp.navigation.cli_rows import iter_rows
 from heredoc_lsp.syntax.cli import CliScript
+from heredoc_lsp.syntax.cli_rows import iter_rows
 from heredoc_lsp.syntax.inbox import InboxReply
 from heredoc_lsp.syntax.outbox import Outbox
 from heredoc_lsp.syntax.params import ParamsBody

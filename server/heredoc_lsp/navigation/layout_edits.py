@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from heredoc_lsp.languages import Language
-from heredoc_lsp.navigation.cli_rows import iter_rows
 from heredoc_lsp.syntax.cli import CliScript
+from heredoc_lsp.syntax.cli_rows import iter_rows
 from heredoc_lsp.syntax.inbox import InboxReply
 from heredoc_lsp.syntax.text import BLANK_CHARS
 

@@ -1,7 +1,7 @@
 """What is under a position: the heredoc marker, command, parameter delimiter, inbox tag or attribute, section.
 
 :func:`target_at` answers in time proportional to one item (the ``.cli`` item is built alone, see
-:mod:`heredoc_lsp.navigation.cli_rows`), so it is cheap on any document size. A position touches a span when
+:mod:`heredoc_lsp.syntax.cli_rows`), so it is cheap on any document size. A position touches a span when
 ``start <= column <= end``: a cursor right after a word is on it, as editors expect.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from heredoc_lsp.languages import Language
-from heredoc_lsp.navigation.cli_rows import item_at
 from heredoc_lsp.syntax.cli import CliScript, Command, Heredoc
+from heredoc_lsp.syntax.cli_rows import item_at
 from heredoc_lsp.syntax.diagnostics import Span
 from heredoc_lsp.syntax.inbox import InboxAttr, InboxCommand, InboxReply
 from heredoc_lsp.syntax.outbox import Outbox, Section

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from heredoc_lsp.languages import Language
-from heredoc_lsp.navigation.cli_rows import HeredocView, iter_rows
 from heredoc_lsp.syntax.cli import CliScript
+from heredoc_lsp.syntax.cli_rows import HeredocView, iter_rows
 from heredoc_lsp.syntax.diagnostics import Span
 from heredoc_lsp.syntax.inbox import InboxCommand, InboxReply
 from heredoc_lsp.syntax.outbox import Outbox

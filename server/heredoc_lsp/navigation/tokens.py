@@ -30,8 +30,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from heredoc_lsp.languages import Language
-from heredoc_lsp.navigation.cli_rows import HeredocView, iter_rows
 from heredoc_lsp.syntax.cli import CliScript
+from heredoc_lsp.syntax.cli_rows import HeredocView, iter_rows
 from heredoc_lsp.syntax.diagnostics import Span
 from heredoc_lsp.syntax.inbox import InboxReply
 from heredoc_lsp.syntax.outbox import Outbox

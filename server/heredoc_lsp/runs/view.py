@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from heredoc_lsp.lsp.run_state import ActiveRun, TargetResult
-from heredoc_lsp.lsp.run_targets import RunTarget
+from heredoc_lsp.runs.state import ActiveRun, TargetResult
+from heredoc_lsp.runs.targets import RunTarget
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity
 
 RUN_TITLE = "▶ Run"

@@ -1,7 +1,7 @@
 """What the server remembers about runs: the active runs and the last result of every run target.
 
 Everything is keyed by document (percent-decoded URI) and then by :attr:`RunTarget.key`, the target's content
-fingerprint (see :mod:`heredoc_lsp.lsp.run_targets`), so results follow their command when lines move and vanish
+fingerprint (see :mod:`heredoc_lsp.runs.targets`), so results follow their command when lines move and vanish
 when the command is edited. Results for keys that no longer occur in a document are pruned when its targets are
 recomputed. All access happens on the server's event loop thread.
 """
@@ -13,14 +13,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
+from urllib.parse import unquote
 
-from heredoc_lsp.lsp.documents import DocumentStore
-from heredoc_lsp.lsp.run_targets import RunTarget, TargetKey
+from heredoc_lsp.runs.targets import RunTarget, TargetKey
 
 if TYPE_CHECKING:  # the executor is imported when the first run starts, not when the server starts
     from heredoc_lsp.executor.control import RunControl
 
 OutcomeStatus = Literal["ok", "failed", "timeout", "cancelled", "rejected", "skipped", "running"]
+
+
+def document_key(uri: str) -> str:
+    """The key of a document: its URI percent-decoded (editors differ in what they encode)."""
+    return unquote(uri)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,22 +84,22 @@ class RunState:
 
     # -- results -----------------------------------------------------------------------------------------------
     def result(self, uri: str, key: TargetKey) -> TargetResult | None:
-        return self._results.get(DocumentStore.key(uri), {}).get(key)
+        return self._results.get(document_key(uri), {}).get(key)
 
     def set_result(self, uri: str, key: TargetKey, result: TargetResult) -> None:
-        self._results.setdefault(DocumentStore.key(uri), {})[key] = result
+        self._results.setdefault(document_key(uri), {})[key] = result
         self.revision += 1
 
     def has_results(self, uri: str) -> bool:
         """Whether any result is stored for ``uri`` (views skip building run targets when there is none)."""
-        return bool(self._results.get(DocumentStore.key(uri)))
+        return bool(self._results.get(document_key(uri)))
 
     def results_of(self, uri: str) -> dict[TargetKey, TargetResult]:
-        return dict(self._results.get(DocumentStore.key(uri), {}))
+        return dict(self._results.get(document_key(uri), {}))
 
     def prune(self, uri: str, targets: Iterable[RunTarget]) -> bool:
         """Forget results whose target no longer exists in the document; True when something was dropped."""
-        stored = self._results.get(DocumentStore.key(uri))
+        stored = self._results.get(document_key(uri))
         if not stored:
             return False
         alive = {t.key for t in targets}
@@ -106,7 +111,7 @@ class RunState:
         return bool(gone)
 
     def forget(self, uri: str) -> None:
-        self._results.pop(DocumentStore.key(uri), None)
+        self._results.pop(document_key(uri), None)
         self.revision += 1
 
     # -- active runs -------------------------------------------------------------------------------------------
@@ -120,9 +125,9 @@ class RunState:
 
     def running(self, uri: str, key: TargetKey) -> ActiveRun | None:
         """The active run that covers target ``key`` of ``uri``, if any."""
-        doc = DocumentStore.key(uri)
+        doc = document_key(uri)
         for run in self.active.values():
-            if DocumentStore.key(run.uri) == doc and key in run.keys:
+            if document_key(run.uri) == doc and key in run.keys:
                 return run
         return None
 
@@ -130,5 +135,5 @@ class RunState:
         return self.running(uri, key) is not None
 
     def runs_of(self, uri: str) -> list[ActiveRun]:
-        doc = DocumentStore.key(uri)
-        return [r for r in self.active.values() if DocumentStore.key(r.uri) == doc]
+        doc = document_key(uri)
+        return [r for r in self.active.values() if document_key(r.uri) == doc]

@@ -10,7 +10,7 @@ cursor) or a light pass over all of them (folding, semantic tokens, outline). Th
   :class:`HeredocView` for heredoc lines and None for comments and plain commands.
 
 When the private rows are not there (the parser changed), both fall back to the public ``items``: slower, same
-answers. ``tests/lsp_nav/test_nav_cli_rows.py`` checks the views against ``items`` on generated scripts.
+answers. ``tests/lsp_nav/test_nav_properties.py`` checks the views against ``items`` on generated scripts.
 """
 
 from __future__ import annotations
