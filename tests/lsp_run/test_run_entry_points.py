@@ -10,6 +10,8 @@ import pytest
 from lsprotocol import types
 from run_harness import ALL_COMMANDS, RunClient, session
 
+from heredoc_lsp.lsp.code_lens import LAZY_LENSES
+
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 SCRIPT = "# build\necho one > one.txt\ncat > two.txt <<EOF\nbody\nEOF\n\necho é😀 > three.txt\n"
@@ -43,7 +45,8 @@ async def test_every_command_is_listed(client: RunClient) -> None:
     provider = client.init_result.capabilities.execute_command_provider
     assert provider is not None
     assert set(ALL_COMMANDS) <= set(provider.commands)
-    assert client.init_result.capabilities.code_lens_provider == types.CodeLensOptions(resolve_provider=False)
+    # Resolving is for big scripts only (LAZY_LENSES); the lenses of the others come with their command.
+    assert client.init_result.capabilities.code_lens_provider == types.CodeLensOptions(resolve_provider=True)
 
 
 async def test_script_lenses(client: RunClient) -> None:
@@ -212,3 +215,26 @@ async def test_the_executor_loads_only_when_a_run_starts() -> None:
     proc = await asyncio.create_subprocess_exec(sys.executable, "-c", code, stdout=asyncio.subprocess.PIPE)
     out, _ = await asyncio.wait_for(proc.communicate(), 60)
     assert (proc.returncode, out.decode().strip()) == (0, "[]")
+
+
+async def test_many_lenses_are_resolved_when_shown(client: RunClient) -> None:
+    """Above LAZY_LENSES run targets, lenses come without their command; codeLens/resolve adds it."""
+    text = "".join(f"echo {i}\n" for i in range(LAZY_LENSES + 1))
+    uri = client.open(text)
+    lenses = await client.lenses(uri)
+    assert len(lenses) == LAZY_LENSES + 2  # the script and every command
+    assert lenses[0].command is not None and lenses[0].command.title == "▶ Run script"
+    lazy = lenses[1 + 1234]
+    assert lazy.command is None and lazy.range.start.line == 1234
+    resolved = await client.code_lens_resolve_async(lazy)
+    assert resolved.command is not None
+    assert (resolved.command.title, resolved.command.command, list(resolved.command.arguments or [])) == (
+        "▶ Run",
+        "heredoc-lsp.runCommand",
+        [{"uri": uri, "version": 1, "line": 1234}],
+    )
+    # A lens shown before an edit keeps the version it was made for: running it is refused as stale.
+    client.replace_all(uri, "#" + text)
+    resolved = await client.code_lens_resolve_async(lazy)
+    assert resolved.command is not None
+    assert list(resolved.command.arguments or []) == [{"uri": uri, "version": 1, "line": 1234}]

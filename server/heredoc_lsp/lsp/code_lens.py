@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 
     from heredoc_lsp.lsp.server import HeredocLanguageServer
 
+# Above this many run targets, lenses are sent without their command (a 100k-line script has 50k of them, 12 MB
+# of JSON) and each is resolved when the editor shows it (codeLens/resolve: VS Code, Neovim).
+LAZY_LENSES = 2000
 NOT_CLICKABLE = ""  # a lens whose command id is empty is shown as text (VS Code) and skipped by codelens.run (Neovim)
 PROBLEM_CHARS = 200
 
@@ -78,9 +81,12 @@ def _lens_json(
     )
 
 
-def lens_texts(feature: RunFeature, snap: Snapshot, targets: Sequence[RunTarget], steps: bool) -> list[str]:
+def lens_texts(
+    feature: RunFeature, snap: Snapshot, targets: Sequence[RunTarget], steps: bool, lazy: int | None = None
+) -> list[str]:
     """The lenses of ``targets`` as JSON texts, in order, with :data:`VERSION` where the document version goes
-    (``steps``: the document has commands or blocks; pure given the feature's state)."""
+    (``steps``: the document has commands or blocks; pure given the feature's state). ``lazy`` (a document
+    number): lenses without their command, which ``codeLens/resolve`` adds (:func:`resolve_lens`)."""
     codec = feature.server.position_codec
     lines = snap.lines
     out: list[str] = []
@@ -114,7 +120,27 @@ def lens_texts(feature: RunFeature, snap: Snapshot, targets: Sequence[RunTarget]
                 argument["file"] = str(result.file)  # the result of a file command opens the file
             out.append(_lens_json(lines, codec, t, result_title(t, result), SHOW_RUN_OUTPUT, json.dumps(argument)))
     WORK["lenses"] += len(targets)
+    if lazy is not None:
+        out = [_unresolved(text, lazy, k) for k, text in enumerate(out)]
     return out
+
+
+def _unresolved(text: str, doc: int, k: int) -> str:
+    """A lens's JSON text without its command: its range and the data :func:`resolve_lens` needs."""
+    rng = text[1 : text.index(',"command":')]
+    line = json.loads(text[text.index('"line":') + 7 : text.index(",", text.index('"line":'))])
+    return f'{{{rng},"data":[{doc},{VERSION},{line},{k}]}}'
+
+
+def resolve_lens(feature: RunFeature, snap: Snapshot, version: int, line: int, k: int) -> str | None:
+    """The JSON text of lens ``k`` of the target on ``line`` with its command, made for ``version`` (a run from
+    a lens of an older version is refused as stale), or None when there is no such lens any more."""
+    targets = feature.targets(snap)
+    i = bisect_left(targets, line, 1, key=_line_of)
+    if i >= len(targets) or targets[i].line != line:
+        return None
+    texts = lens_texts(feature, snap, targets[i : i + 1], len(targets) > 1)
+    return texts[k].replace(VERSION, str(version)) if k < len(texts) else None
 
 
 class LensCache:
@@ -127,8 +153,10 @@ class LensCache:
 
     def __init__(self, server: HeredocLanguageServer) -> None:
         self.server = server
-        # per document: (run state revision, trusted) and the lenses of its command or block targets
+        # per document: (run state revision, lazy) and the lenses of its command or block targets
         self._parts: dict[str, tuple[tuple[int, bool], Parts[list[str]]]] = {}
+        self.numbers: dict[str, int] = {}  # document key -> its number in lazy lenses' data
+        self.uris: dict[int, str] = {}
 
     def get(self, feature: RunFeature, snap: Snapshot) -> str:
         """The lenses of ``snap`` as one JSON array."""
@@ -141,14 +169,19 @@ class LensCache:
             return "[]"
         steps = len(targets) > 1
         head = lens_texts(feature, snap, targets[:1], steps)  # the whole-document lens depends on every line
+        lazy = len(targets) > LAZY_LENSES
+        number: int | None = None
+        if lazy:
+            number = self.numbers.setdefault(key, len(self.numbers) + 1)
+            self.uris[number] = snap.uri
 
         def build(first: int, stop: int | None) -> tuple[list[int], list[list[str]]]:
             lo = bisect_left(targets, first, 1, key=_line_of)
             hi = len(targets) if stop is None else bisect_left(targets, stop, lo, key=_line_of)
             chosen = targets[lo:hi]
-            return [t.line for t in chosen], [lens_texts(feature, snap, (t,), steps) for t in chosen]
+            return [t.line for t in chosen], [lens_texts(feature, snap, (t,), steps, number) for t in chosen]
 
-        stamp = (feature.state.revision, True)
+        stamp = (feature.state.revision, lazy)
         cached = self._parts.get(key)
         previous = cached[1] if cached is not None and cached[0] == stamp else None
         changed = None if previous is None else self.server.analyses.changes_since(snap, previous.serial)
@@ -161,7 +194,11 @@ class LensCache:
         return ("[" + ",".join(texts) + "]").replace(VERSION, str(snap.version))
 
     def forget(self, uri: str) -> None:
-        self._parts.pop(DocumentStore.key(uri), None)
+        key = DocumentStore.key(uri)
+        self._parts.pop(key, None)
+        number = self.numbers.pop(key, None)
+        if number is not None:
+            self.uris.pop(number, None)
 
 
 def _line_of(target: RunTarget) -> int:
@@ -173,7 +210,22 @@ def register(server: HeredocLanguageServer) -> None:
     cache = LensCache(server)
     server.hooks.closed.append(cache.forget)
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    @server.feature(types.CODE_LENS_RESOLVE)
+    @guarded(server)
+    def on_resolve(lens: types.CodeLens) -> types.CodeLens | Prerendered:
+        feature = feature_of(server)
+        data = lens.data
+        if feature is None or lens.command is not None or not isinstance(data, list) or len(data) != 4:
+            return lens
+        number, version, line, k = data
+        uri = cache.uris.get(number) if isinstance(number, int) else None
+        snap = server.analyses.get(uri) if uri is not None else None
+        if snap is None or not all(isinstance(x, int) for x in (version, line, k)):
+            return lens
+        text = resolve_lens(feature, snap, version, line, k)
+        return lens if text is None else Prerendered(text)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
     @guarded(server, default=[])
     def on_code_lens(params: types.CodeLensParams) -> list[types.CodeLens] | Prerendered:
         feature = feature_of(server)
