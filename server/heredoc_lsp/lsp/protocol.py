@@ -1,4 +1,13 @@
-"""pygls' protocol with our document store in place of its ``TextDocument`` rebuild, and two robustness fixes.
+"""pygls' protocol with our document store in place of its ``TextDocument`` rebuild, two robustness fixes, and
+the one place that uses pygls internals (each checked against :data:`PYGLS_CHECKED`; the names are listed in
+:data:`PYGLS_INTERNALS` and ``tests/lsp/test_lsp_pygls.py`` checks that they exist and are used nowhere else):
+
+- ``Workspace._text_documents``: pygls' workspace is handed a view of each open document;
+- ``JsonRPCProtocol._send_response`` and ``_result_types``: answers that are already JSON text (:class:`Prerendered`)
+  are written as they are;
+- ``JsonRPCProtocol._converter``: the cattrs converter, warmed up before the first document arrives;
+- ``LanguageServer._stop_event`` and ``pygls.io_.run_async``: the stdio loop reads stdin with an asyncio pipe
+  reader (:func:`serve_stdio`).
 
 - ``didOpen``/``didChange``/``didClose`` update :class:`~heredoc_lsp.lsp.documents.DocumentStore` line by line
   (pygls would rebuild and re-split the whole text per change) and then run the user handlers as pygls does. pygls'
@@ -15,11 +24,15 @@ import contextlib
 import inspect
 import json
 import logging
+import sys
+import threading
 from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
+from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
 
@@ -27,9 +40,14 @@ from heredoc_lsp.lsp.documents import Document, LineEdit
 from heredoc_lsp.lsp.positions import from_client
 
 if TYPE_CHECKING:
+    from cattrs import Converter
+
     from heredoc_lsp.lsp.server import HeredocLanguageServer
 
 log = logging.getLogger(__name__)
+
+PYGLS_CHECKED = "2.1.1"
+PYGLS_INTERNALS = ("_text_documents", "_send_response", "_result_types", "_converter", "_stop_event")
 
 
 _WRITES: set[asyncio.Future[Any]] = set()  # writes in flight on an asynchronous transport
@@ -176,3 +194,47 @@ class HeredocProtocol(LanguageServerProtocol):
             log.warning("ignoring a message that is not JSON-RPC 2.0: %.200r", message)
             return
         super().handle_message(message)
+
+
+def converter_of(protocol: LanguageServerProtocol) -> Converter:
+    """The protocol's cattrs converter (pygls keeps it private)."""
+    converter: Converter = protocol._converter
+    return converter
+
+
+def serve_stdio(server: LanguageServer, stdin: Any = None, stdout: Any = None) -> None:
+    """Serve ``server`` over stdio, reading stdin with an asyncio pipe transport.
+
+    pygls reads stdin through its thread pool, several thread hops per message (a third of the per-keystroke cost
+    on small files); an event-loop pipe reader has none. When stdin is no pipe, socket or terminal (a regular
+    file), pygls' own reader is used.
+    """
+    source = stdin or sys.stdin.buffer
+    stop = server._stop_event = threading.Event()
+    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+    report = getattr(server, "report_server_error", None)
+
+    async def serve() -> None:
+        loop = asyncio.get_running_loop()
+        # A high limit: the transport pauses reading above twice this much buffered (big didOpen bodies).
+        reader = asyncio.StreamReader(limit=1 << 26)
+        try:
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
+            piped = True
+        except ValueError:
+            piped = False
+        if piped:
+            await run_async(stop, reader, server.protocol, log, report)
+            return
+        log.info("stdin is not a pipe: reading it through the thread pool")
+        fallback = StdinAsyncReader(source, server.thread_pool)
+        await run_async(stop, fallback, server.protocol, log, report)
+
+    try:
+        asyncio.run(serve())
+    except BrokenPipeError:
+        log.error("the connection to the client is lost; shutting down")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()  # type: ignore[no-untyped-call]

@@ -48,7 +48,7 @@ from heredoc_lsp.lsp import (
 )
 from heredoc_lsp.lsp.analysis import Analyses
 from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit
-from heredoc_lsp.lsp.protocol import HeredocProtocol
+from heredoc_lsp.lsp.protocol import HeredocProtocol, converter_of, serve_stdio
 from heredoc_lsp.lsp.settings import SettingsManager
 
 if TYPE_CHECKING:
@@ -119,46 +119,8 @@ class HeredocLanguageServer(LanguageServer):
 
     # -- transport -------------------------------------------------------------------------------------------
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
-        """Serve over stdio, reading stdin with an asyncio pipe transport.
-
-        pygls reads stdin through its thread pool, several thread hops per message (a third of the per-keystroke
-        cost on small files); an event-loop pipe reader has none. When stdin is no pipe, socket or terminal (a
-        regular file), pygls' own reader is used.
-        """
-        import sys
-
-        from pygls.io_ import StdoutWriter, run_async
-
-        source = stdin or sys.stdin.buffer
-        stop = self._stop_event = threading.Event()
-        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
-
-        async def serve() -> None:
-            loop = asyncio.get_running_loop()
-            # A high limit: the transport pauses reading above twice this much buffered (big didOpen bodies).
-            reader = asyncio.StreamReader(limit=1 << 26)
-            try:
-                await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
-                piped = True
-            except ValueError:
-                piped = False
-            if piped:
-                await run_async(stop, reader, self.protocol, log, self.report_server_error)
-                return
-            from pygls.io_ import StdinAsyncReader
-
-            log.info("stdin is not a pipe: reading it through the thread pool")
-            fallback = StdinAsyncReader(source, self.thread_pool)
-            await run_async(stop, fallback, self.protocol, log, self.report_server_error)
-
-        try:
-            asyncio.run(serve())
-        except BrokenPipeError:
-            log.error("the connection to the client is lost; shutting down")
-        except (KeyboardInterrupt, SystemExit):
-            pass
-        finally:
-            self.shutdown()  # type: ignore[no-untyped-call]
+        """Serve over stdio (:func:`heredoc_lsp.lsp.protocol.serve_stdio`)."""
+        serve_stdio(self, stdin, stdout)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # pygls' default pops up "Error in server" for every failed notification; log instead.
@@ -211,7 +173,7 @@ def warm_up(server: HeredocLanguageServer) -> None:
         import heredoc_lsp.fixes  # noqa: F401
 
         parse_cli(("x <<EOF", "---A---", "a", "EOF"))
-        converter = server.protocol._converter
+        converter = converter_of(server.protocol)
         position = {"line": 0, "character": 0}
         rng = {"start": position, "end": position}
         converter.structure(

@@ -12,6 +12,7 @@ per version.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from json.encoder import encode_basestring_ascii as _jstr
 from typing import TYPE_CHECKING, Any
@@ -33,20 +34,6 @@ if TYPE_CHECKING:
     from pygls.workspace import PositionCodec
 
     from heredoc_lsp.lsp.server import HeredocLanguageServer
-
-
-class RawJson(list[Any]):
-    """A result that is already JSON-ready (LSP field names, plain values): sent as is, never unstructured."""
-
-
-def enable_raw_json(server: HeredocLanguageServer) -> None:
-    """Make the server's converter pass :class:`RawJson` results through (idempotent)."""
-    converter = server.protocol._converter
-    converter.register_unstructure_hook(RawJson, _identity)
-
-
-def _identity(value: RawJson) -> RawJson:
-    return value
 
 
 def _position_json(codec: PositionCodec, lines: Sequence[str], line: int, col: int) -> dict[str, int]:
@@ -135,12 +122,11 @@ def _flat_symbols(
     return out
 
 
-Result = RawJson | Prerendered | list[types.SymbolInformation]
+Result = Prerendered | list[types.SymbolInformation]
 
 
 def register(server: HeredocLanguageServer) -> None:
 
-    enable_raw_json(server)
     cache: dict[str, tuple[int, bool, Result]] = {}
     parts: dict[str, Parts[str]] = {}
 
@@ -190,7 +176,7 @@ def register(server: HeredocLanguageServer) -> None:
         WORK["symbols"] += len(symbols)
         codec = server.position_codec
         if tree_wanted:
-            result = RawJson(_symbols_json(codec, snap.lines, symbols))
+            result = Prerendered(json.dumps(_symbols_json(codec, snap.lines, symbols)))
         else:
             result = _flat_symbols(snap.uri, codec, snap.lines, symbols)
         cache[uri] = (snap.serial, tree_wanted, result)
