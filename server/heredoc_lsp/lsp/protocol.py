@@ -60,10 +60,17 @@ class Prerendered:
     building and unstructuring tens of thousands of ``lsprotocol`` objects per request would cost seconds.
     """
 
-    __slots__ = ("text",)
+    __slots__ = ("_data", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self._data: bytes | None = None
+
+    def encoded(self) -> bytes:
+        """The text as UTF-8 (encoded once, however often it is sent)."""
+        if self._data is None:
+            self._data = self.text.encode()
+        return self._data
 
 
 class _Answered:
@@ -155,17 +162,17 @@ class HeredocProtocol(LanguageServerProtocol):
             super()._send_response(msg_id, result, error)
             return
         self._result_types.pop(msg_id, None)
-        self._write(f'{{"jsonrpc":"2.0","id":{json.dumps(msg_id)},"result":{result.text}}}')
+        self._write(f'{{"jsonrpc":"2.0","id":{json.dumps(msg_id)},"result":'.encode(), result.encoded(), b"}")
 
     def notify_prerendered(self, method: str, params: Prerendered) -> None:
         """A notification whose params are already JSON text (e.g. a big publishDiagnostics)."""
-        self._write(f'{{"jsonrpc":"2.0","method":{json.dumps(method)},"params":{params.text}}}')
+        self._write(f'{{"jsonrpc":"2.0","method":{json.dumps(method)},"params":'.encode(), params.encoded(), b"}")
 
-    def _write(self, message: str) -> None:
+    def _write(self, head: bytes, body: bytes, tail: bytes) -> None:
         if self.writer is None:
             return
-        body = message.encode()
-        written = self.writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        size = len(head) + len(body) + len(tail)
+        written = self.writer.write(b"".join((b"Content-Length: %d\r\n\r\n" % size, head, body, tail)))
         if inspect.isawaitable(written):  # the TCP and websocket writers
             task = asyncio.ensure_future(written)
             _WRITES.add(task)

@@ -34,9 +34,25 @@ class Parts(Generic[T]):
     rebuilt: int  # how many entries were built for this snapshot (the rest were kept)
 
 
-def json_array(parts: Parts[str]) -> str:
-    """The entries (JSON texts) as one JSON array."""
-    return "[" + ",".join(parts.values) + "]"
+def json_array(
+    parts: Parts[str], previous: tuple[Parts[str], str] | None = None, changed: Changed | None = None
+) -> str:
+    """The entries (JSON texts) as one JSON array. With the ``previous`` parts and their array, and the ``changed``
+    window that led from them to ``parts`` (no line moved), the old array's text is reused around the window
+    (copied at memory speed instead of joined again entry by entry)."""
+    if previous is None or changed is None or changed.delta or previous[0] is parts:
+        return "[" + ",".join(parts.values) + "]"
+    old, text = previous
+    i = bisect_left(old.lines, changed.start)
+    j = i + parts.rebuilt + len(old.values) - len(parts.values)
+    window = parts.values[i : i + parts.rebuilt]
+    start_i = 1 + sum(map(len, old.values[:i])) + i  # where entry i starts: "[" and i entries with their commas
+    if j < len(old.values):
+        start_j = start_i + sum(map(len, old.values[i:j])) + (j - i)
+        return text[:start_i] + "".join(w + "," for w in window) + text[start_j:]
+    if i == 0:
+        return "[" + ",".join(window) + "]"
+    return text[: start_i - 1] + "".join("," + w for w in window) + "]"
 
 
 def update(previous: Parts[T] | None, serial: int, changed: Changed | None, build: Build[T]) -> Parts[T]:

@@ -128,7 +128,7 @@ Result = Prerendered | list[types.SymbolInformation]
 def register(server: HeredocLanguageServer) -> None:
 
     cache: dict[str, tuple[int, bool, Result]] = {}
-    parts: dict[str, Parts[str]] = {}
+    parts: dict[str, tuple[Parts[str], str]] = {}  # per document: the symbols and their JSON array
 
     def forget(uri: str) -> None:
         cache.pop(uri, None)
@@ -148,9 +148,11 @@ def register(server: HeredocLanguageServer) -> None:
             return [s.span.start_line for s in symbols], [symbol_text(codec, lines, s) for s in symbols]
 
         previous = parts.get(snap.uri)
-        changed = None if previous is None else server.analyses.changes_since(snap, previous.serial)
-        done = parts[snap.uri] = update(previous, snap.serial, changed, build)
-        return Prerendered(json_array(done))
+        changed = None if previous is None else server.analyses.changes_since(snap, previous[0].serial)
+        done = update(None if previous is None else previous[0], snap.serial, changed, build)
+        text = json_array(done, previous, changed)
+        parts[snap.uri] = (done, text)
+        return Prerendered(text)
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @guarded(server)
