@@ -108,10 +108,15 @@ async def test_errors_say_why_instead_of_run(client: RunClient) -> None:
 async def test_possible_heredoc_blocks_the_run_unless_suppressed(client: RunClient) -> None:
     # SPEC §2.6/§2.8: the would-be body line `touch pwned` would run as a command.
     uri = client.open("echo ok\necho x<<END\ntouch pwned\nEND\n")
-    titles = [lens.command.title for lens in await client.lenses(uri) if lens.command]
+    titles = [(lens.range.start.line, lens.command.title) for lens in await client.lenses(uri) if lens.command]
+    # The command before the warning is whole (SPEC §10); the lines the warning speaks for do not run alone.
     assert titles == [
-        "⚠ The script has a warning that blocks a run: line 2: '<<END' is not a heredoc opener (it needs a space "
-        "before '<<'), so line 4 ('END') would run as a command: the script does not run while this warnin…"
+        (
+            0,
+            "⚠ The script has a warning that blocks a run: line 2: '<<END' is not a heredoc opener (it needs a space "
+            "before '<<'), so line 4 ('END') would run as a command: the script does not run while this warnin…",
+        ),
+        (0, "▶ Run"),
     ]
     result = await client.execute(
         types.Command(title="", command="heredoc-lsp.runScript", arguments=[{"uri": uri, "version": 1}])

@@ -18,7 +18,9 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from heredoc_lsp.languages import Language
+from heredoc_lsp.syntax.cli import CliScript, Command, blocks_run
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity, Span
+from heredoc_lsp.syntax.inbox import InboxReply
 
 TargetKind = Literal["script", "command", "reply", "block"]
 TargetKey = tuple[Hashable, ...]  # what the target does (see the module docstring), hashable and cheap to build
@@ -101,8 +103,6 @@ def _errors_within(errors: Sequence[Diagnostic], starts: Sequence[int], first: i
 def errors_of(tree_diagnostics: Sequence[Diagnostic], diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
     """The errors that decide what can run, each once, in document order: the parse's errors and, among the final
     (unsuppressed) diagnostics, the warnings that block a run (possible_heredoc)."""
-    from heredoc_lsp.syntax.cli import blocks_run
-
     return _errors([*tree_diagnostics, *diagnostics], [d for d in diagnostics if blocks_run(d)])
 
 
@@ -115,16 +115,19 @@ def cli_command_targets(
     server runs it alone, :func:`heredoc_lsp.lsp.run_exec.command_text`). Keys are numbered as first occurrences;
     :func:`number_occurrences` numbers repeated contents in the whole list.
     """
-    from heredoc_lsp.syntax.cli import CliScript, Command
-
     assert isinstance(tree, CliScript)
     starts = [d.span.start_line for d in errors]
+    # A warning that blocks a run (possible_heredoc) covers the lines up to the terminator it names: they would be
+    # a heredoc body, so none of them runs on its own either.
+    reaches = [(d.span.start_line, _reach(d), d) for d in errors if d.severity != Severity.ERROR]
     commands: list[RunTarget] = []
     for item in tree.items_between(first_line, stop_line):
         if not isinstance(item, Command):
             continue
         end = max(item.end_line, item.line)
         own = _errors_within(errors, starts, item.line, end) if errors else []
+        if not own and reaches:
+            own = [d for first, last, d in reaches if first <= item.line <= last]
         problem: str | None = None
         if own:
             problem = _not_runnable(own, "This command")
@@ -145,6 +148,12 @@ def cli_command_targets(
             )
         )
     return commands
+
+
+def _reach(d: Diagnostic) -> int:
+    """The last line a run-blocking warning speaks for (its terminator line when it names one)."""
+    last = (d.data or {}).get("terminator_line")
+    return last if isinstance(last, int) else d.span.end_line
 
 
 def content_of(target: RunTarget) -> TargetKey:
@@ -197,8 +206,6 @@ def _key_of(target: RunTarget) -> TargetKey:
 
 def cli_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarget]:
     """The targets of a ``.cli`` script: the script at line 0, then every command line in order."""
-    from heredoc_lsp.syntax.cli import CliScript
-
     assert isinstance(tree, CliScript)
     errors = errors_of(tree.diagnostics, diagnostics)
     commands = number_occurrences(cli_command_targets(tree, errors))
@@ -207,8 +214,6 @@ def cli_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarg
 
 def inbox_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarget]:
     """The targets of an inbox reply: the reply at line 0, then every command block (RUN_COMMAND ones runnable)."""
-    from heredoc_lsp.syntax.inbox import InboxReply
-
     assert isinstance(tree, InboxReply)
     errors = _errors([*tree.diagnostics, *diagnostics])
     contents: list[TargetKey] = [(c.name, tuple(sorted(c.attrs.items())), c.body) for c in tree.commands]
