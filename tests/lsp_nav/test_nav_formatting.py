@@ -42,9 +42,9 @@ async def test_cli_structure_lines_only(client: RecordingClient) -> None:
         "EOF\n"
         "\n"
         "chatroom task-started <<PARAMS_END\n"
-        "---TITLE---\n"
+        "---TITLE---  \n"  # a delimiter is stdin too: what the command reads is never changed
         "Titre  \n"
-        "  ---DESCRIPTION---  \n"  # an indented delimiter is content (a collision), not structure
+        "  ---DESCRIPTION---  \n"
         "PARAMS_END\n"
     )
 

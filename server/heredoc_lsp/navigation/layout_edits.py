@@ -40,16 +40,13 @@ def trailing_blank_deletions(language: Language, lines: Sequence[str], tree: Any
 
 
 def _cli_structure_lines(lines: Sequence[str], script: CliScript) -> Iterable[int]:
-    body = bytearray(len(lines))  # 1 for heredoc body lines (content)
+    # Every heredoc body line is stdin, parameter delimiters included: formatting never changes what a command reads.
+    body = bytearray(len(lines))  # 1 for heredoc body lines
     for _, _, view in iter_rows(script):
         if view is None:
             continue
         for i in range(view.body_start, view.body_end):
             body[i] = 1
-        if view.params is not None:
-            for p in view.params.params:
-                if p.line is not None and p.delimiter_span is not None:
-                    body[p.line] = 0  # a real delimiter: structure
     return (i for i in range(len(lines)) if not body[i])
 
 
