@@ -31,6 +31,7 @@ from heredoc_lsp.lsp.positions import span_to_range
 from heredoc_lsp.lsp.protocol import HeredocProtocol, Prerendered
 from heredoc_lsp.lsp.splice import Parts, update
 from heredoc_lsp.lsp.work import WORK
+from heredoc_lsp.rules import RULES, doc_url
 from heredoc_lsp.syntax.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
@@ -43,6 +44,8 @@ log = logging.getLogger(__name__)
 
 _CONVERTER = get_converter()
 SOURCE = "heredoc-lsp"
+# The editor's link on a diagnostic's code: its entry in docs/rules.md (`heredoc-lsp rule CODE` prints the same).
+_CODE_LINKS = {code: types.CodeDescription(href=url) for code in RULES if (url := doc_url(code)) is not None}
 PULL_IDENTIFIER = "heredoc-lsp"
 
 
@@ -80,6 +83,7 @@ def to_lsp(
         message=d.message,
         severity=types.DiagnosticSeverity(int(d.severity)),
         code=d.code,
+        code_description=_CODE_LINKS.get(d.code),
         source=SOURCE,
         related_information=info,
         data=_json_safe(dict(d.data)) if data and d.data else None,
