@@ -97,9 +97,7 @@ async def test_every_kind_at_the_right_place(client: RecordingClient, language: 
     assert [(d.code, d.message, int(d.severity or 0), d.range) for d in got] == expected
     assert all(d.source == "heredoc-lsp" for d in got)
     # Each code links to its explanation (the same registry as `heredoc-lsp rule CODE`).
-    assert [d.code_description.href if d.code_description else None for d in got] == [
-        doc_url(str(d.code)) for d in got
-    ]
+    assert [d.code_description.href if d.code_description else None for d in got] == [doc_url(str(d.code)) for d in got]
     assert all(d.code_description is not None for d in got)
     # Related information only for clients that support it, converted like the ranges.
     related_ok = client.capabilities is not None and bool(

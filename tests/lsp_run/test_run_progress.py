@@ -187,3 +187,17 @@ async def test_shutdown_ends_the_runs(tmp_path: Path) -> None:
         assert other.questions == []  # confirm = "never" from the initialization options
     await RunClient.wait_for(other, lambda: not pids_with(m), timeout=10)
     task.cancel()
+
+
+async def test_an_unisolated_run_says_so_in_the_editor(tmp_path: Path) -> None:
+    """SPEC §6: never silently unisolated. A user-level sandbox = "none" warns once and says so in the progress."""
+    options = {"executor": {"confirm": "never", "sandbox": "none"}}
+    async with session("vscode", tmp_path, init_options=options) as client:
+        uri = client.open("true\n")
+        for _ in range(2):
+            result = await client.execute((await client.lens(uri, 0, RUN)).command)
+            assert result["status"] == "completed", result
+        warnings = [m.message for m in client.messages if m.type == types.MessageType.Warning]
+        assert len(warnings) == 1 and "/proc" in warnings[0] and "sandbox" in warnings[0], warnings
+        reports = [getattr(r, "message", None) or "" for rs in client.progress_reports.values() for r in rs]
+        assert sum("/proc" in r for r in reports) == 2, reports

@@ -126,6 +126,7 @@ class RunFeature:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._requests: set[Any] = set()  # the futures of run requests in progress (pygls keeps them by id)
         self.closing = False  # after shutdown nothing more is sent to the client
+        self.warned_unisolated = False  # the "runs unisolated" warning is shown once per session
 
     # -- targets -----------------------------------------------------------------------------------------------
     def targets(self, snap: Snapshot) -> list[RunTarget]:
@@ -654,7 +655,9 @@ class _Collector:
             self._handle(event)
 
     def _handle(self, event: RunEvent) -> None:
+        # start-up: the executor is imported when the first run starts, never at server start (measured).
         from heredoc_lsp.executor.events import ARTIFACT, PROGRESS, QUESTION
+        from heredoc_lsp.executor.sandbox import UNISOLATED_NOTE
 
         self.log_file.feed(event)
         p = event.payload
@@ -677,6 +680,13 @@ class _Collector:
                 result = p["result"]
                 i = int(result.get("index", 0))
                 self.progress.report(str(result.get("text", "")), _percent(i + 1, self._total))
+            elif kind == "status" and UNISOLATED_NOTE in str(p.get("text", "")):
+                # Never silently unisolated (SPEC §6): the progress says so, and a warning once per session.
+                note = str(p.get("text", ""))
+                self.progress.report(note)
+                if not self.feature.warned_unisolated:
+                    self.feature.warned_unisolated = True
+                    self.feature._show(types.MessageType.Warning, f"heredoc-lsp: {note}")
         elif event.type == QUESTION and not self.feature.closing:
             self.feature._spawn(self._answer(p))
         elif event.type == ARTIFACT and p.get("kind") == "outbox":
