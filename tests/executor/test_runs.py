@@ -13,9 +13,9 @@ from heredoc_lsp.config import DEFAULT_CONFIG
 from heredoc_lsp.executor import engine
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.events import TERMINAL_TYPES, RunEvent
-from heredoc_lsp.executor.model import RunOptions
+from heredoc_lsp.executor.model import RunOptions, command_result_text, quote_command
 from heredoc_lsp.executor.sandbox import UNISOLATED_NOTE
-from heredoc_lsp.executor.script_run import command_result_text, run_script
+from heredoc_lsp.executor.script_run import run_script
 
 from .conftest import processes_with, unique_sleep
 
@@ -126,9 +126,9 @@ def test_command_result_text_never_nests_quotes() -> None:
 
 
 def test_reply_summary_quotes_never_nest() -> None:
-    assert engine.quote_command("make") == "'make'"
-    assert engine.quote_command("python3 -c 'import sys'") == "\"python3 -c 'import sys'\""
-    assert engine.quote_command("echo \"a\" 'b'") == "echo \"a\" 'b'"
+    assert quote_command("make") == "'make'"
+    assert quote_command("python3 -c 'import sys'") == "\"python3 -c 'import sys'\""
+    assert quote_command("echo \"a\" 'b'") == "echo \"a\" 'b'"
 
 
 async def test_timeout_result_wording(tmp_path: Path) -> None:

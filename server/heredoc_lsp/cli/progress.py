@@ -21,7 +21,6 @@ from rich.table import Table
 from rich.text import Text
 
 from heredoc_lsp.executor.control import RunControl
-from heredoc_lsp.executor.engine import short_command
 from heredoc_lsp.executor.events import (
     ARTIFACT,
     CANCELLED,
@@ -32,7 +31,7 @@ from heredoc_lsp.executor.events import (
     STARTED,
     RunEvent,
 )
-from heredoc_lsp.executor.script_run import CANCEL_LABELS, command_result_text
+from heredoc_lsp.executor.model import CANCEL_LABELS, command_result_text, short_command
 
 LIVE_LINES = 12
 _STYLE = {"ok": "green", "skipped": "yellow", "cancelled": "yellow"}

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +18,17 @@ from typing import Any
 from heredoc_lsp.executor.control import QuestionUnanswered, RunCancelled, RunControl
 from heredoc_lsp.executor.environment import Redactor, build_environment, secret_values
 from heredoc_lsp.executor.events import EventSink, FailureCode, RunEmitter, new_id
-from heredoc_lsp.executor.model import RunOptions, RunOutcome, RunStatus, StepResult, StepStatus, display_output
+from heredoc_lsp.executor.model import (
+    RunOptions,
+    RunOutcome,
+    RunStatus,
+    StepResult,
+    StepStatus,
+    describe_exit,
+    display_output,
+    quote_command,
+    short_command,
+)
 from heredoc_lsp.executor.process import ProcessSpec, run_process
 from heredoc_lsp.executor.sandbox import (
     ResourceLimits,
@@ -173,7 +182,7 @@ class RunContext:
         """Keep ``result`` and tell the consumers (a status progress event carrying the result)."""
         self.results.append(result)
         if self.emitter.listening:
-            self.emitter.status(result.seed_line(), index=result.index, result=result.to_json())
+            self.emitter.status(result.text(), index=result.index, result=result.to_json())
         return result
 
     def results_json(self) -> list[dict[str, Any]]:
@@ -192,36 +201,6 @@ def is_yes(answer: Any) -> bool:
     if isinstance(answer, bool):
         return answer
     return isinstance(answer, str) and answer.strip().lower() in YES_ANSWERS
-
-
-def short_command(text: str, limit: int = 200) -> str:
-    """A command as shown in a one-line summary: first line only, at most ``limit`` characters."""
-    first, _, rest = text.partition("\n")
-    shown = first if not rest else f"{first} ..."
-    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
-
-
-def quote_command(shown: str) -> str:
-    """``shown`` in the first quote character it does not contain (``'``, then ``"``), so quotes never nest.
-
-    A command holding both is shown as it is, without quotes of ours: ``Ran echo "a" 'b' (exit code 0)``.
-    """
-    for quote in ("'", '"'):
-        if quote not in shown:
-            return f"{quote}{shown}{quote}"
-    return shown
-
-
-def describe_exit(code: int | None) -> str:
-    if code is None:
-        return "not started"
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"killed by {name}"
-    return f"exit code {code}"
 
 
 def count_summary(results: list[StepResult], noun: str = "command") -> str:

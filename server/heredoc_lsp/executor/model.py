@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -105,9 +107,16 @@ class StepResult:
         return {"ok": "OK", "skipped": "SKIPPED"}.get(self.status, "FAILED")
 
     def seed_line(self) -> str:
-        """``[OK] TYPE: summary`` (``TYPE`` is RUN_COMMAND for script lines)."""
+        """``[OK] TYPE: summary`` (``TYPE`` is RUN_COMMAND for script lines): the reply wording of the outbox."""
         kind = "RUN_COMMAND" if self.kind == "command" else self.kind
         return f"[{self.label}] {kind}: {self.summary}"
+
+    def text(self) -> str:
+        """How the step is reported: a ``.cli`` line in its own words, a reply command in the seed's."""
+        if self.kind != "command":
+            return self.seed_line()
+        fields = {"status": self.status, "exit_code": self.exit_code, "duration_s": self.duration_s}
+        return command_result_text({**fields, "summary": self.summary, "line": self.line, "command": self.command})
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -116,7 +125,7 @@ class StepResult:
             "status": self.status,
             "ok": self.ok,
             "summary": self.summary,
-            "text": self.seed_line(),
+            "text": self.text(),
         }
         for key in ("line", "command", "exit_code", "path"):
             value = getattr(self, key)
@@ -164,3 +173,64 @@ def display_output(stdout: CapturedOutput, stderr: CapturedOutput, budget: int) 
         separator = "[stderr]\n"
     truncated = stdout.truncated or stderr.truncated or out_len > out_room or err_len > err_room
     return out + (separator + err if err else ""), truncated
+
+
+def short_command(text: str, limit: int = 200) -> str:
+    """A command as shown in a one-line summary: first line only, at most ``limit`` characters."""
+    first, _, rest = text.partition("\n")
+    shown = first if not rest else f"{first} ..."
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def quote_command(shown: str) -> str:
+    """``shown`` in the first quote character it does not contain (``'``, then ``"``), so quotes never nest.
+
+    A command holding both is shown as it is, without quotes of ours: ``Ran echo "a" 'b' (exit code 0)``.
+    """
+    for quote in ("'", '"'):
+        if quote not in shown:
+            return f"{quote}{shown}{quote}"
+    return shown
+
+
+def describe_exit(code: int | None) -> str:
+    if code is None:
+        return "not started"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"killed by {name}"
+    return f"exit code {code}"
+
+
+#: The words a ``.cli`` run uses for a cancelled command, by the run's cancel reason (signals: see cli/run_common.py).
+CANCEL_LABELS: dict[str, str] = {"interrupted": "INTERRUPTED", "terminated": "TERMINATED"}
+
+
+def command_result_text(result: Mapping[str, Any], *, cancel_reason: str | None = None, timed: bool = True) -> str:
+    """How a ``.cli`` run reports one command (a result's JSON): ``[OK] line 3: git commit -F - (exit 0, 0.04 s)``.
+
+    The command follows a colon with no quotes of ours around it, so its own quotes never nest with them.
+    """
+    status = str(result.get("status", ""))
+    code = result.get("exit_code")
+    took = f"{float(result.get('duration_s') or 0):.2f} s"
+    if status == "cancelled":
+        label = CANCEL_LABELS.get(cancel_reason or "", "CANCELLED")
+        detail = f"after {took}" if timed else "stopped"
+    elif status == "timeout":
+        label, detail = "FAILED", f"timed out after {took}" if timed else "timed out"
+    elif code is None:
+        label = "FAILED"
+        summary = str(result.get("summary", ""))
+        prefix = f"Could not run {quote_command(short_command(str(result.get('command', ''))))}: "
+        detail = "not started: " + summary.removeprefix(prefix)
+    else:
+        label = "OK" if status == "ok" else "FAILED"
+        exited = describe_exit(code) if code < 0 else f"exit {code}"
+        detail = f"{exited}, {took}" if timed else exited
+    line = result.get("line")
+    where = f"line {line}: " if line is not None else ""
+    return f"[{label}] {where}{short_command(str(result.get('command', '')))} ({detail})"

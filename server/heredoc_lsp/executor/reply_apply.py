@@ -23,10 +23,10 @@ from heredoc_lsp.executor.agent import (
     load_session,
 )
 from heredoc_lsp.executor.control import RunCancelled, RunControl
-from heredoc_lsp.executor.engine import RunContext, RunRefused, count_summary, drive, short_command
+from heredoc_lsp.executor.engine import RunContext, RunRefused, count_summary, drive
 from heredoc_lsp.executor.events import EventSink
 from heredoc_lsp.executor.files import FileOpError, Workspace
-from heredoc_lsp.executor.model import RunOptions, RunOutcome, StepResult, StepStatus
+from heredoc_lsp.executor.model import RunOptions, RunOutcome, StepResult, StepStatus, short_command
 from heredoc_lsp.executor.script_run import load_config_for, read_document
 
 if TYPE_CHECKING:

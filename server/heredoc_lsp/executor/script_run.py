@@ -3,15 +3,21 @@ command in order (its run text, SPEC §2.2) with its heredoc."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from heredoc_lsp.executor.agent import guard_inbox
 from heredoc_lsp.executor.control import RunControl
-from heredoc_lsp.executor.engine import RunContext, RunRefused, count_summary, describe_exit, drive, short_command
+from heredoc_lsp.executor.engine import RunContext, RunRefused, count_summary, drive
 from heredoc_lsp.executor.events import EventSink
-from heredoc_lsp.executor.model import CommandStep, RunOptions, RunOutcome, StepResult
+from heredoc_lsp.executor.model import (
+    CommandStep,
+    RunOptions,
+    RunOutcome,
+    StepResult,
+    command_result_text,
+)
 
 if TYPE_CHECKING:
     from heredoc_lsp.config.model import Config
@@ -171,35 +177,6 @@ async def run_script(
         return RunOutcome(ctx.run_id, "completed", tuple(ctx.results), summary)
 
     return await drive(ctx, {"kind": "script", "path": str(script.absolute())}, body)
-
-
-#: The words a ``.cli`` run uses for a cancelled command, by the run's cancel reason (signals: see cli/run_common.py).
-CANCEL_LABELS: dict[str, str] = {"interrupted": "INTERRUPTED", "terminated": "TERMINATED"}
-
-
-def command_result_text(result: Mapping[str, Any], *, cancel_reason: str | None = None, timed: bool = True) -> str:
-    """How a ``.cli`` run reports one command (a result's JSON): ``[OK] line 3: git commit -F - (exit 0, 0.04 s)``.
-
-    The command follows a colon with no quotes of ours around it, so its own quotes never nest with them.
-    """
-    status = str(result.get("status", ""))
-    code = result.get("exit_code")
-    took = f"{float(result.get('duration_s') or 0):.2f} s"
-    if status == "cancelled":
-        label = CANCEL_LABELS.get(cancel_reason or "", "CANCELLED")
-        detail = f"after {took}" if timed else "stopped"
-    elif status == "timeout":
-        label, detail = "FAILED", f"timed out after {took}" if timed else "timed out"
-    elif code is None:
-        label = "FAILED"
-        detail = "not started: " + str(result.get("summary", "")).rpartition("': ")[2]
-    else:
-        label = "OK" if status == "ok" else "FAILED"
-        exited = describe_exit(code) if code < 0 else f"exit {code}"
-        detail = f"{exited}, {took}" if timed else exited
-    line = result.get("line")
-    where = f"line {line}: " if line is not None else ""
-    return f"[{label}] {where}{short_command(str(result.get('command', '')))} ({detail})"
 
 
 def failure_message(results: list[StepResult], total: int) -> str:
