@@ -51,7 +51,7 @@ def run_nvim(nvim: str, config_tag: str, workspace: Path, file: Path, fix: str, 
         encoding="utf-8",
     )
     cmd = [nvim, "--headless", "-i", "NONE", "-n", "-u", str(init), "-c", f"luafile {HERE / 'nvim_driver.lua'}"]
-    return _drive_nvim(cmd, workspace, home, out)
+    return drive_nvim(cmd, workspace, home, out)
 
 
 def run_nvim_plugin(nvim: str, setup: str, workspace: Path, file: Path, fix: str, home: Path) -> dict[str, Any]:
@@ -74,7 +74,7 @@ def run_nvim_plugin(nvim: str, setup: str, workspace: Path, file: Path, fix: str
         "-c",
         f"luafile {HERE / 'nvim_driver.lua'}",
     ]
-    return _drive_nvim(cmd, workspace, home, out)
+    return drive_nvim(cmd, workspace, home, out)
 
 
 def nvim_filetypes(nvim: str, files: list[Path], home: Path) -> dict[str, str]:
@@ -134,7 +134,7 @@ def run_emacs(workspace: Path, file: Path, home: Path) -> dict[str, Any]:
     return result
 
 
-def _drive_nvim(cmd: list[str], workspace: Path, home: Path, out: Path) -> dict[str, Any]:
+def drive_nvim(cmd: list[str], workspace: Path, home: Path, out: Path) -> dict[str, Any]:
     """Runs a headless Neovim driver and reads the JSON result it wrote (with the LSP log attached)."""
     proc = subprocess.run(
         cmd, cwd=workspace, env=editor_env(home), capture_output=True, text=True, timeout=TIMEOUT, check=False

@@ -8,14 +8,10 @@ environment and the Neovim binaries; the driver here is nav_driver.lua.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "editors"))
-
-from editors_harness import NVIM_012, TIMEOUT, editor_env, lsp_log, snippet
+from editors.editors_harness import NVIM_012, drive_nvim, snippet
 
 HERE = Path(__file__).resolve().parent
 
@@ -60,13 +56,7 @@ def run_nav_nvim(workspace: Path, file: Path, home: Path) -> dict[str, Any]:
         encoding="utf-8",
     )
     cmd = [NVIM_012, "--headless", "-i", "NONE", "-n", "-u", str(init), "-c", f"luafile {HERE / 'nav_driver.lua'}"]
-    proc = subprocess.run(
-        cmd, cwd=workspace, env=editor_env(home), capture_output=True, text=True, timeout=TIMEOUT, check=False
-    )
-    assert out.exists(), f"neovim wrote nothing (exit {proc.returncode})\n{proc.stdout}\n{proc.stderr}\n{lsp_log(home)}"
-    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
-    result["log"] = lsp_log(home)
-    return result
+    return drive_nvim(cmd, workspace, home, out)
 
 
 def token(kind: str, line: int, start: int, end: int, modifiers: list[str] | None = None) -> list[dict[str, Any]]:
