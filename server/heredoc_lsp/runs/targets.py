@@ -187,17 +187,7 @@ def script_target(commands: Sequence[RunTarget], errors: Sequence[Diagnostic]) -
         script_problem = _not_runnable(errors, "The script")
     elif not runnable:
         script_problem = "The script has no commands"
-    return RunTarget(
-        kind="script",
-        key=("script", tuple(map(_key_of, commands))),
-        line=0,
-        end_line=0,
-        col=0,
-        end_col=0,
-        label=f"{runnable} command{'s' if runnable != 1 else ''}",
-        runnable=script_problem is None,
-        problem=script_problem,
-    )
+    return _whole_document("script", tuple(map(_key_of, commands)), runnable, script_problem)
 
 
 def _key_of(target: RunTarget) -> TargetKey:
@@ -246,17 +236,7 @@ def inbox_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTa
             )
         )
     reply_problem = None if tree.commands else "The reply has no commands"
-    reply = RunTarget(
-        kind="reply",
-        key=("reply", tuple(t.key for t in blocks)),
-        line=0,
-        end_line=0,
-        col=0,
-        end_col=0,
-        label=f"{len(blocks)} command{'s' if len(blocks) != 1 else ''}",
-        runnable=reply_problem is None,
-        problem=reply_problem,
-    )
+    reply = _whole_document("reply", tuple(t.key for t in blocks), len(blocks), reply_problem)
     return [reply, *blocks]
 
 
@@ -283,3 +263,18 @@ def target_at(targets: Sequence[RunTarget], line: int, *, runnable_only: bool = 
 
 def _line_of(target: RunTarget) -> int:
     return target.line
+
+
+def _whole_document(kind: TargetKind, keys: tuple[TargetKey, ...], count: int, problem: str | None) -> RunTarget:
+    """The target of a whole script or reply: line 0 (its lens is at the top), runnable unless ``problem``."""
+    return RunTarget(
+        kind=kind,
+        key=(kind, keys),
+        line=0,
+        end_line=0,
+        col=0,
+        end_col=0,
+        label=f"{count} command{'s' if count != 1 else ''}",
+        runnable=problem is None,
+        problem=problem,
+    )
