@@ -10,6 +10,8 @@ adds or removes lines rebuilds them: they quote absolute line numbers).
 
 from __future__ import annotations
 
+import asyncio
+import time
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,23 +57,75 @@ def json_array(
     return text[: start_i - 1] + "".join("," + w for w in window) + "]"
 
 
-def update(previous: Parts[T] | None, serial: int, changed: Changed | None, build: Build[T]) -> Parts[T]:
-    """The parts of snapshot ``serial``: ``previous`` spliced with the items of the ``changed`` window, or all
-    built again when there is no usable previous answer."""
-    if previous is not None and previous.serial == serial:
-        return previous
+def _window(previous: Parts[T] | None, changed: Changed | None) -> tuple[int, int | None]:
+    """The lines ``[first, stop)`` whose items must be built (stop None: to the end of the document)."""
     if previous is None or changed is None:
-        lines, values = build(0, None)
+        return 0, None
+    if changed.delta:
+        return changed.start, None
+    return changed.start, changed.stop
+
+
+def _assemble(
+    previous: Parts[T] | None, serial: int, changed: Changed | None, lines: list[int], values: list[T]
+) -> Parts[T]:
+    if previous is None or changed is None:
         return Parts(serial, lines, values, len(values))
     i = bisect_left(previous.lines, changed.start)
     if changed.delta:
-        lines, values = build(changed.start, None)
         return Parts(serial, previous.lines[:i] + lines, previous.values[:i] + values, len(values))
     j = bisect_left(previous.lines, changed.stop)
-    lines, values = build(changed.start, changed.stop)
     return Parts(
         serial,
         previous.lines[:i] + lines + previous.lines[j:],
         previous.values[:i] + values + previous.values[j:],
         len(values),
     )
+
+
+def update(previous: Parts[T] | None, serial: int, changed: Changed | None, build: Build[T]) -> Parts[T]:
+    """The parts of snapshot ``serial``: ``previous`` spliced with the items of the ``changed`` window, or all
+    built again when there is no usable previous answer."""
+    if previous is not None and previous.serial == serial:
+        return previous
+    first, stop = _window(previous, changed)
+    lines, values = build(first, stop)
+    return _assemble(previous, serial, changed, lines, values)
+
+
+SLICE_SECONDS = 0.008  # how long one slice of a big build may hold the event loop
+FIRST_SLICE = 500  # lines in the first slice; later slices are sized from the time the previous ones took
+
+
+async def update_sliced(
+    previous: Parts[T] | None, serial: int, changed: Changed | None, build: Build[T], line_count: int
+) -> Parts[T]:
+    """:func:`update` that builds a big window in slices of lines, yielding to the event loop between them.
+
+    The answer is the same as :func:`update`'s (items are built by the line they start on, so slices meet
+    exactly); other messages (a keystroke, its diagnostics, a cancellation) are handled between slices. The
+    caller's snapshot is immutable, so a change that arrives meanwhile affects only the next answer.
+    """
+    if previous is not None and previous.serial == serial:
+        return previous
+    first, stop = _window(previous, changed)
+    end = line_count if stop is None else stop
+    lines: list[int] = []
+    values: list[T] = []
+    size = FIRST_SLICE
+    at = first
+    while True:
+        upto = at + size
+        last = upto >= end
+        started = time.perf_counter()
+        more_lines, more_values = build(at, stop if last else upto)
+        lines += more_lines
+        values += more_values
+        if last:
+            break
+        at = upto
+        took = time.perf_counter() - started
+        # Aim the next slice at SLICE_SECONDS from this slice's pace (at most doubling, at least 100 lines).
+        size = max(100, min(size * 2, int(size * SLICE_SECONDS / took) if took > 0 else size * 2))
+        await asyncio.sleep(0)
+    return _assemble(previous, serial, changed, lines, values)

@@ -547,13 +547,19 @@ def _token_end(m: re.Match[str]) -> int:
 
 def _no_effect(t: str) -> tuple[str, str, str] | None:
     """(command, what it changes, how to write it instead) when the command ``t`` only changes shell state."""
+    first = _FIRST_WORD.match(t).group()  # type: ignore[union-attr]  # t is trimmed and not empty
+    entry = NO_EFFECT_COMMANDS.get(first)
+    # An assignment's first word holds its "=": the common plain command is ruled out without a regex.
+    if entry is None and "=" not in first:
+        return None
     if _HAS_EFFECT.search(t) is not None:
         return None
     if is_only_assignments(t):
         return "assignment", "the variable", f"{t} <command>"
+    if entry is None:
+        return None
     words = _FIRST_WORD.findall(t)
-    entry = NO_EFFECT_COMMANDS.get(words[0])
-    if entry is None or not entry[1](words[1:]):
+    if not entry[1](words[1:]):
         return None
     return words[0], entry[0], f"{t} && <command>"
 
