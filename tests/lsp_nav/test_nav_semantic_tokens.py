@@ -7,10 +7,6 @@ from lsp_harness import RecordingClient
 from lsprotocol import types
 from nav_harness import doc, pos
 
-from heredoc_lsp.languages import Language
-from heredoc_lsp.navigation.tokens import tokens
-from heredoc_lsp.syntax.cli import parse_cli
-from heredoc_lsp.syntax.schema import CommandSchema
 from heredoc_lsp.syntax.text import split_lines
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -176,12 +172,3 @@ async def test_range(client: RecordingClient) -> None:
     )
     assert isinstance(result, types.SemanticTokens)
     assert decode(list(result.data)) == expected(client, CLI, [t for t in CLI_TOKENS if 2 <= t[0] <= 5])
-
-
-async def test_configured_command_after_env_prefix_is_one_function_token() -> None:
-    # SPEC §3: `CHATROOM_URL=... chatroom  handoff` names the configured `chatroom handoff`; the token covers its words.
-    schemas = {"chatroom handoff": CommandSchema("chatroom handoff", "single", single_param="MESSAGE")}
-    lines = split_lines("CHATROOM_URL=http://x chatroom  handoff j1 <<EOF > out\nhi\nEOF\nA=1 chatroom handoff\n")
-    found = tokens(Language.CLI, lines, parse_cli(lines, schemas), schemas)
-    functions = [tuple(found[k : k + 3]) for k in range(0, len(found), 5) if found[k + 3] == TYPES.index("function")]
-    assert functions == [(0, 22, 17), (3, 4, 16)]
