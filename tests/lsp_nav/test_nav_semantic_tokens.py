@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from lsp_harness import RecordingClient
 from lsprotocol import types
 from nav_harness import doc, pos
 
 from heredoc_lsp.syntax.text import split_lines
+from lsp.lsp_harness import RecordingClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -75,6 +75,7 @@ async def full(client: RecordingClient, uri: str) -> types.SemanticTokens:
     return result
 
 
+@pytest.mark.per_profile
 async def test_legend_only_for_clients_that_ask(client: RecordingClient) -> None:
     assert client.init_result is not None
     provider = client.init_result.capabilities.semantic_tokens_provider
@@ -88,6 +89,7 @@ async def test_legend_only_for_clients_that_ask(client: RecordingClient) -> None
     assert provider.range is True
 
 
+@pytest.mark.per_profile
 async def test_full_cli(client: RecordingClient) -> None:
     if not supports_tokens(client):
         return
@@ -98,6 +100,7 @@ async def test_full_cli(client: RecordingClient) -> None:
     assert again.result_id == result.result_id and again.data == result.data
 
 
+@pytest.mark.per_profile
 async def test_full_inbox_and_outbox(client: RecordingClient) -> None:
     if not supports_tokens(client):
         return
@@ -124,6 +127,7 @@ async def test_full_inbox_and_outbox(client: RecordingClient) -> None:
     )
 
 
+@pytest.mark.per_profile
 async def test_delta_after_an_edit(client: RecordingClient) -> None:
     if not supports_tokens(client):
         return
@@ -149,6 +153,7 @@ async def test_delta_after_an_edit(client: RecordingClient) -> None:
     assert list(fresh.data) == data
 
 
+@pytest.mark.per_profile
 async def test_delta_with_unknown_previous_result_gives_full(client: RecordingClient) -> None:
     if not supports_tokens(client):
         return
@@ -160,6 +165,7 @@ async def test_delta_with_unknown_previous_result_gives_full(client: RecordingCl
     assert decode(list(result.data)) == expected(client, CLI, CLI_TOKENS)
 
 
+@pytest.mark.per_profile
 async def test_range(client: RecordingClient) -> None:
     if not supports_tokens(client):
         return
