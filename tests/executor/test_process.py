@@ -262,14 +262,18 @@ import asyncio, sys
 def peak_kb():
     return int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM:")).split()[1])
 from pathlib import Path
-sys.path.insert(0, {str(Path(__file__).parent.parent.parent)!r})
 from tests.executor.conftest import shell_spec
 from heredoc_lsp.executor.process import run_process
 ws = Path({str(tmp_path)!r})
 r = asyncio.run(run_process(shell_spec("yes 'flood é line' | head -c 300000000", ws, "none", timeout_s=120)))
 print(r.exit_code, r.stdout.total_bytes, r.stdout.omitted_bytes > 0, peak_kb())
 """
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True)
+    # The checkout's root makes `tests.executor` importable; PYTHONPATH keeps whichever heredoc_lsp this run uses.
+    path = os.pathsep.join(p for p in (str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "PYTHONPATH": path}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True, env=env
+    )
     code, total, truncated, maxrss_kb = done.stdout.split()
     assert (code, total, truncated) == ("0", "300000000", "True")
     assert int(maxrss_kb) < 100 * 1024, f"peak RSS {int(maxrss_kb) // 1024} MB"

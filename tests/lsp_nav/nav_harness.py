@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from lsp_harness import RecordingClient
 from lsprotocol import types
 
 from heredoc_lsp.syntax.text import split_lines
+from lsp.lsp_harness import RecordingClient
 
 WORKSPACE_CONFIG = """\
 [commands."chatroom task-started"]

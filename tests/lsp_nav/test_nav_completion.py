@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from lsp_harness import RecordingClient
 from lsprotocol import types
 from nav_harness import doc, pos, rng
+
+from lsp.lsp_harness import RecordingClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -32,6 +33,7 @@ def edit_of(item: types.CompletionItem) -> types.TextEdit:
     return item.text_edit
 
 
+@pytest.mark.per_profile
 async def test_configured_command_names(client: RecordingClient) -> None:
     text = "é😀 first\nchat"
     items = await complete(client, text, 1, 4)
@@ -56,6 +58,7 @@ async def test_configured_command_names(client: RecordingClient) -> None:
     assert await complete(client, "é chat", 0, 6) == []  # not at the start of a command
 
 
+@pytest.mark.per_profile
 async def test_delimiters_of_unused_parameters_required_first(client: RecordingClient) -> None:
     text = "chatroom task-started <<PARAMS_END\n---TECH_SPECS---\né😀\n---\nPARAMS_END\n"
     items = await complete(client, text, 3, 3)
@@ -88,6 +91,7 @@ async def test_marker_after_the_operator(client: RecordingClient) -> None:
     assert [(i.label, edit_of(i).range) for i in items] == [("PARAMS_END", rng(client, text, 1, 24, 1, 24))]
 
 
+@pytest.mark.per_profile
 async def test_inbox_tags_with_required_attributes(client: RecordingClient) -> None:
     text = "Voilà 😀\n[ED"
     items = await complete(client, text, 1, 3, suffix=".inbox", language_id="agent-inbox")
@@ -115,6 +119,7 @@ async def test_inbox_closer_of_the_open_block(client: RecordingClient) -> None:
     assert [(i.label, edit_of(i).new_text) for i in items] == [("[/CREATE_FILE]", "[/CREATE_FILE]")]
 
 
+@pytest.mark.per_profile
 async def test_inbox_attribute_names(client: RecordingClient) -> None:
     text = '[EDIT_FILE note="é😀" path="a" st'
     items = await complete(client, text, 0, len(text), suffix=".inbox", language_id="agent-inbox")
@@ -123,6 +128,7 @@ async def test_inbox_attribute_names(client: RecordingClient) -> None:
     assert edit_of(items[0]).new_text == ('start_line="$1"' if snippets(client) else 'start_line=""')
 
 
+@pytest.mark.per_profile
 async def test_inbox_workspace_paths(client: RecordingClient) -> None:
     text = '[CREATE_FILE note="é😀" path="src/'
     items = await complete(client, text, 0, len(text), suffix=".inbox", language_id="agent-inbox")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from lsp_harness import RecordingClient
 from lsprotocol import types
 from nav_harness import doc
+
+from lsp.lsp_harness import RecordingClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -56,6 +57,7 @@ async def test_cli_folds(client: RecordingClient) -> None:
     ]
 
 
+@pytest.mark.per_profile
 async def test_collapsed_text_only_for_clients_that_show_it(client: RecordingClient) -> None:
     uri = client.open(CLI)
     result = await client.text_document_folding_range_async(types.FoldingRangeParams(text_document=doc(uri)))

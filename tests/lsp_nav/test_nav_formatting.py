@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from lsp_harness import RecordingClient, apply_text_edits
 from lsprotocol import types
 from nav_harness import doc
+
+from lsp.lsp_harness import RecordingClient, apply_text_edits
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -22,6 +23,7 @@ async def formatted(client: RecordingClient, text: str, **open_args: str) -> str
     return apply_text_edits(text, edits, client.encoding)
 
 
+@pytest.mark.per_profile
 async def test_cli_structure_lines_only(client: RecordingClient) -> None:
     text = (
         "# é😀 comment  \n"

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lsp_harness import RecordingClient
 from lsprotocol import types
 from nav_harness import at, doc, pos, rng
+
+from lsp.lsp_harness import RecordingClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -56,6 +57,7 @@ def markdown(h: types.Hover | None) -> str:
     return h.contents.value
 
 
+@pytest.mark.per_profile
 async def test_heredoc_opener(client: RecordingClient) -> None:
     uri = client.open(CLI)
     h = await hover(client, uri, CLI, 0, 12)  # on the marker, after non-ASCII text
@@ -117,6 +119,7 @@ new
 """
 
 
+@pytest.mark.per_profile
 async def test_inbox_tag_and_attributes(client: RecordingClient, module_root: Path) -> None:
     uri = client.open(INBOX, suffix=".inbox", language_id="agent-inbox")
     real = (module_root / "src" / "main.py").resolve()

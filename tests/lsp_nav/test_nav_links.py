@@ -6,9 +6,10 @@ import os
 from pathlib import Path
 
 import pytest
-from lsp_harness import RecordingClient
 from lsprotocol import types
 from nav_harness import at, doc, pos, rng
+
+from lsp.lsp_harness import RecordingClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -39,6 +40,7 @@ def links_supported(client: RecordingClient) -> bool:
     return bool(caps and caps.definition and caps.definition.link_support)
 
 
+@pytest.mark.per_profile
 async def test_document_links_only_inside_the_workspace(client: RecordingClient, module_root: Path) -> None:
     escape = module_root / "escape"
     if not escape.exists():
@@ -61,6 +63,7 @@ async def test_document_links_only_inside_the_workspace(client: RecordingClient,
         assert tooltips == [None, None]
 
 
+@pytest.mark.per_profile
 async def test_definition_of_a_path(client: RecordingClient, module_root: Path) -> None:
     uri = client.open(INBOX, suffix=".inbox", language_id="agent-inbox")
     line, col = at(INBOX, "src/main.py")

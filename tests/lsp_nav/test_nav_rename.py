@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from lsp_harness import RecordingClient, apply_text_edits, edits_of
 from lsprotocol import types
 from nav_harness import doc, pos, rng
 from pygls.exceptions import JsonRpcException
+
+from lsp.lsp_harness import RecordingClient, apply_text_edits, edits_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -32,6 +33,7 @@ async def rename(client: RecordingClient, uri: str, text: str, line: int, col: i
     return result
 
 
+@pytest.mark.per_profile
 async def test_prepare_rename_on_opener_and_terminator(client: RecordingClient) -> None:
     uri = client.open(TEXT)
     on_opener = await prepare(client, uri, TEXT, 0, 11)
@@ -50,6 +52,7 @@ async def test_prepare_rename_says_why_not(client: RecordingClient) -> None:
     )
 
 
+@pytest.mark.per_profile
 @pytest.mark.parametrize(("line", "col"), [(0, 12), (3, 2)])
 async def test_rename_changes_both_ends(client: RecordingClient, line: int, col: int) -> None:
     uri = client.open(TEXT)
@@ -89,6 +92,7 @@ async def highlights(client: RecordingClient, uri: str, text: str, line: int, co
     return None if result is None else [(h.range, h.kind) for h in result]
 
 
+@pytest.mark.per_profile
 async def test_highlight_marker_pair(client: RecordingClient) -> None:
     uri = client.open(TEXT)
     expected = [

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from lsp_harness import RecordingClient
 from lsprotocol import types
 from nav_harness import doc, pos
 
-from heredoc_lsp.languages import Language
-from heredoc_lsp.navigation.tokens import tokens
-from heredoc_lsp.syntax.cli import parse_cli
-from heredoc_lsp.syntax.schema import CommandSchema
 from heredoc_lsp.syntax.text import split_lines
+from lsp.lsp_harness import RecordingClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -79,6 +75,7 @@ async def full(client: RecordingClient, uri: str) -> types.SemanticTokens:
     return result
 
 
+@pytest.mark.per_profile
 async def test_legend_only_for_clients_that_ask(client: RecordingClient) -> None:
     assert client.init_result is not None
     provider = client.init_result.capabilities.semantic_tokens_provider
@@ -92,6 +89,7 @@ async def test_legend_only_for_clients_that_ask(client: RecordingClient) -> None
     assert provider.range is True
 
 
+@pytest.mark.per_profile
 async def test_full_cli(client: RecordingClient) -> None:
     if not supports_tokens(client):
         return
@@ -102,6 +100,7 @@ async def test_full_cli(client: RecordingClient) -> None:
     assert again.result_id == result.result_id and again.data == result.data
 
 
+@pytest.mark.per_profile
 async def test_full_inbox_and_outbox(client: RecordingClient) -> None:
     if not supports_tokens(client):
         return
@@ -128,6 +127,7 @@ async def test_full_inbox_and_outbox(client: RecordingClient) -> None:
     )
 
 
+@pytest.mark.per_profile
 async def test_delta_after_an_edit(client: RecordingClient) -> None:
     if not supports_tokens(client):
         return
@@ -153,6 +153,7 @@ async def test_delta_after_an_edit(client: RecordingClient) -> None:
     assert list(fresh.data) == data
 
 
+@pytest.mark.per_profile
 async def test_delta_with_unknown_previous_result_gives_full(client: RecordingClient) -> None:
     if not supports_tokens(client):
         return
@@ -164,6 +165,7 @@ async def test_delta_with_unknown_previous_result_gives_full(client: RecordingCl
     assert decode(list(result.data)) == expected(client, CLI, CLI_TOKENS)
 
 
+@pytest.mark.per_profile
 async def test_range(client: RecordingClient) -> None:
     if not supports_tokens(client):
         return
@@ -176,12 +178,3 @@ async def test_range(client: RecordingClient) -> None:
     )
     assert isinstance(result, types.SemanticTokens)
     assert decode(list(result.data)) == expected(client, CLI, [t for t in CLI_TOKENS if 2 <= t[0] <= 5])
-
-
-async def test_configured_command_after_env_prefix_is_one_function_token() -> None:
-    # SPEC §3: `CHATROOM_URL=... chatroom  handoff` names the configured `chatroom handoff`; the token covers its words.
-    schemas = {"chatroom handoff": CommandSchema("chatroom handoff", "single", single_param="MESSAGE")}
-    lines = split_lines("CHATROOM_URL=http://x chatroom  handoff j1 <<EOF > out\nhi\nEOF\nA=1 chatroom handoff\n")
-    found = tokens(Language.CLI, lines, parse_cli(lines, schemas), schemas)
-    functions = [tuple(found[k : k + 3]) for k in range(0, len(found), 5) if found[k + 3] == TYPES.index("function")]
-    assert functions == [(0, 22, 17), (3, 4, 16)]

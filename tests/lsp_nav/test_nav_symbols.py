@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lsp_harness import RecordingClient, capabilities_for, session
 from lsprotocol import types
 from nav_harness import contains, doc, flatten, line_end, rng
+
+from lsp.lsp_harness import RecordingClient, capabilities_for, session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -40,6 +41,7 @@ def shape(symbols: list[types.DocumentSymbol]) -> list[tuple[str, types.SymbolKi
     return [(s.name, s.kind, s.detail, shape(list(s.children or []))) for s in symbols]
 
 
+@pytest.mark.per_profile
 async def test_cli_outline_tree(client: RecordingClient) -> None:
     uri = client.open(CLI)
     found = await symbols(client, uri)

@@ -4,23 +4,21 @@ the document, symbol trees nest, the fast row view agrees with the parser's item
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heredoc_lsp.languages import Language
-from heredoc_lsp.lsp.hover import HoverPart, add_provider, collect
 from heredoc_lsp.navigation.complete import candidates
 from heredoc_lsp.navigation.describe import describe
 from heredoc_lsp.navigation.folds import folds
+from heredoc_lsp.navigation.layout_edits import trailing_blank_deletions
 from heredoc_lsp.navigation.locate import target_at
 from heredoc_lsp.navigation.outline import Symbol, outline
 from heredoc_lsp.navigation.tokens import TOKEN_TYPES, tokens
 from heredoc_lsp.syntax import cli_rows
-from heredoc_lsp.syntax.cli import Command, parse_cli
+from heredoc_lsp.syntax.cli import parse_cli
 from heredoc_lsp.syntax.diagnostics import Span
 from heredoc_lsp.syntax.inbox import COMMANDS, parse_inbox
 from heredoc_lsp.syntax.outbox import parse_outbox
@@ -239,41 +237,9 @@ def test_outbox_navigation_stays_in_the_document(doc_lines: list[str]) -> None:
     check_everywhere(Language.OUTBOX, lines, box, {})
 
 
-def test_marker_rename_edits_reparse_to_the_same_structure() -> None:
-    from heredoc_lsp.navigation.markers import rename_edits
-
-    text = "é <<-'EOF'\n\tbody\n\tEOF\nnext\n"
-    lines = split_lines(text)
-    item = parse_cli(lines).items[0]
-    assert isinstance(item, Command) and item.heredoc is not None
-    edits = rename_edits(item.heredoc, "DONE")
-    for span, new in sorted(edits, reverse=True):
-        line = lines[span.start_line]
-        lines[span.start_line] = line[: span.start_col] + new + line[span.end_col :]
-    assert lines == ["é <<-'DONE'", "\tbody", "\tDONE", "next"]
-    again = parse_cli(lines).items
-    assert [type(i).__name__ for i in again] == ["Command", "Command"]
-
-
-def test_hover_providers_are_joined_in_order(tmp_path: Path) -> None:
-    server: Any = SimpleNamespace()
-    span = Span(0, 1, 0, 2)
-    add_provider(server, lambda snap, position: "second")
-    add_provider(server, lambda snap, position: HoverPart("first", span), first=True)
-    add_provider(server, lambda snap, position: None)
-
-    def broken(snap: object, position: object) -> str:
-        raise RuntimeError("a broken provider does not hide the others")
-
-    add_provider(server, broken)
-    assert collect(server, SimpleNamespace(), SimpleNamespace()) == ("first\n\n---\n\nsecond", span)
-
-
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from([*CLI_LINES, "cat <<EOF  ", "EOF \t", "---TITLE--- ", "body  ", "  "]), max_size=25))
 def test_formatting_never_changes_what_runs(doc_lines: list[str]) -> None:
-    from heredoc_lsp.navigation.layout_edits import trailing_blank_deletions
-
     lines = split_lines("\n".join(doc_lines))
     script = parse_cli(lines, SCHEMAS)
     new = list(lines)
