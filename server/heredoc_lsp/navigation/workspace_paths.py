@@ -50,7 +50,7 @@ def list_entries(workspace: Path | None, typed: str) -> list[Entry]:
     """Workspace entries completing ``typed`` (the value typed so far): the contents of its directory part.
 
     ``typed`` "src/ma" lists ``src/``; the editor filters by what follows. Nothing is listed for a directory
-    part that is refused or leaves the workspace; ``.git`` is skipped.
+    part that is refused or leaves the workspace, nor a link that leads out of it; ``.git`` is skipped.
     """
     if workspace is None:
         return []
@@ -76,6 +76,9 @@ def list_entries(workspace: Path | None, typed: str) -> list[Entry]:
                     continue
                 try:
                     is_dir = entry.is_dir()
+                    # A link is offered only when it resolves inside the workspace (as resolve() requires).
+                    if entry.is_symlink() and not is_inside(os.path.realpath(entry.path), root):
+                        continue
                 except OSError:
                     continue
                 out.append(Entry(prefix + entry.name + ("/" if is_dir else ""), is_dir))
