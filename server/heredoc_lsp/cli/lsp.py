@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import sys
@@ -37,6 +38,17 @@ def _parse_host_port(value: str) -> tuple[str, int] | None:
     return (host or "127.0.0.1").strip("[]"), int(port)
 
 
+def tune_gc() -> None:
+    """Collect cycles less often in a long-lived server whose documents are many small acyclic objects.
+
+    The modules, classes and functions loaded so far live as long as the process: ``gc.freeze`` takes them out
+    of every later collection. A 100k-line parse allocates hundreds of thousands of objects, which would start a
+    young collection every 700 allocations; reference counting frees them anyway, so collect every 20000.
+    """
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
+
+
 def run(args: argparse.Namespace) -> int:
     address = None
     if args.tcp is not None:
@@ -57,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
     server = build_server()
     logging.getLogger("heredoc_lsp").addHandler(ClientLogHandler(server))
+    tune_gc()
     if address is not None:
         server.start_tcp(*address)
     else:

@@ -30,6 +30,7 @@ from heredoc_lsp.lsp.documents import Document, DocumentStore
 from heredoc_lsp.lsp.positions import span_to_range
 from heredoc_lsp.lsp.protocol import HeredocProtocol, Prerendered
 from heredoc_lsp.lsp.splice import Parts, update
+from heredoc_lsp.lsp.wire import diagnostic_text
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.rules import RULES, doc_url
 from heredoc_lsp.syntax.diagnostics import Diagnostic
@@ -284,7 +285,7 @@ class DiagnosticsFeature:
             chosen = found[lo:hi]
             WORK["diagnostics"] += len(chosen)
             return [d.span.start_line for d in chosen], [
-                diagnostic_json(to_lsp(snap.uri, snap.lines, codec, d, related=related, data=data)) for d in chosen
+                diagnostic_text(snap.uri, snap.lines, codec, d, related=related, data=data) for d in chosen
             ]
 
         done = self._parts[key] = update(previous, snap.serial, changed, build)
