@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -33,7 +33,7 @@ from heredoc_lsp.lsp.run_commands import (
 )
 from heredoc_lsp.lsp.splice import Parts, update
 from heredoc_lsp.lsp.work import WORK
-from heredoc_lsp.runs.state import ActiveRun
+from heredoc_lsp.runs.state import ActiveRun, TargetResult
 from heredoc_lsp.runs.targets import RunTarget
 from heredoc_lsp.runs.view import APPLY_REPLY_TITLE, RUN_SCRIPT_TITLE, RUN_TITLE, result_title, running_title
 
@@ -68,17 +68,46 @@ def _shows_running(run: ActiveRun | None, target: RunTarget) -> bool:
 VERSION = "\x00"  # stands for the document version in a lens's JSON text (JSON text never holds a raw NUL)
 
 
-def _lens_json(
-    lines: Sequence[str], codec: PositionCodec, t: RunTarget, title: str, command: str, argument: str
-) -> str:
+def _range_json(lines: Sequence[str], codec: PositionCodec, t: RunTarget) -> str:
     start = to_client(codec, lines, t.line, t.col)
     end = to_client(codec, lines, t.line, t.end_col)
-    arguments = f',"arguments":[{argument}]' if argument else ""
     return (
-        f'{{"range":{{"start":{{"line":{start.line},"character":{start.character}}},'
-        f'"end":{{"line":{end.line},"character":{end.character}}}}},'
-        f'"command":{{"title":{json.dumps(title)},"command":"{command}"{arguments}}}}}'
+        f'{{"start":{{"line":{start.line},"character":{start.character}}},'
+        f'"end":{{"line":{end.line},"character":{end.character}}}}}'
     )
+
+
+def _lens_specs(
+    t: RunTarget, runs: Sequence[ActiveRun], results: Mapping[Any, TargetResult], base: str, steps: bool
+) -> list[tuple[str, str, str]]:
+    """The lenses of target ``t`` as (title, command id, JSON text of the argument or "")."""
+    out: list[tuple[str, str, str]] = []
+    run = next((r for r in runs if t.key in r.keys), None) if runs else None
+    if _shows_running(run, t):
+        assert run is not None
+        out.append((running_title(run), CANCEL_RUN, json.dumps({"runId": run.run_id})))
+    elif run is not None:
+        pass  # waiting for its turn in a script or reply run
+    elif t.kind == "script":
+        if t.runnable:
+            out.append((RUN_SCRIPT_TITLE, RUN_SCRIPT, f"{{{base}}}"))
+        elif steps and t.problem:
+            out.append((_problem_title(t.problem), NOT_CLICKABLE, ""))
+    elif t.kind == "reply":
+        if t.runnable:
+            out.append((APPLY_REPLY_TITLE, APPLY_REPLY, f"{{{base}}}"))
+    elif t.runnable:
+        command = RUN_COMMAND if t.kind == "command" else RUN_BLOCK
+        out.append((RUN_TITLE, command, f'{{{base},"line":{t.line}}}'))
+    elif t.kind == "block" and t.problem:
+        out.append((_problem_title(t.problem), NOT_CLICKABLE, ""))
+    result = results.get(t.key)
+    if result is not None:
+        argument: dict[str, Any] = {"runId": result.run_id}
+        if result.file is not None:
+            argument["file"] = str(result.file)  # the result of a file command opens the file
+        out.append((result_title(t, result), SHOW_RUN_OUTPUT, json.dumps(argument)))
+    return out
 
 
 def lens_texts(
@@ -87,49 +116,37 @@ def lens_texts(
     """The lenses of ``targets`` as JSON texts, in order, with :data:`VERSION` where the document version goes
     (``steps``: the document has commands or blocks; pure given the feature's state). ``lazy`` (a document
     number): lenses without their command, which ``codeLens/resolve`` adds (:func:`resolve_lens`)."""
+    return [text for texts in lenses_per_target(feature, snap, targets, steps, lazy) for text in texts]
+
+
+def lenses_per_target(
+    feature: RunFeature, snap: Snapshot, targets: Sequence[RunTarget], steps: bool, lazy: int | None = None
+) -> list[list[str]]:
+    """:func:`lens_texts` of each target."""
     codec = feature.server.position_codec
     lines = snap.lines
-    out: list[str] = []
+    out: list[list[str]] = []
     runs = feature.state.runs_of(snap.uri)
     results = feature.state.results_of(snap.uri)
     base = f'"uri":{json.dumps(snap.uri)},"version":{VERSION}'
     for t in targets:
-        run = next((r for r in runs if t.key in r.keys), None) if runs else None
-        if _shows_running(run, t):
-            assert run is not None
-            out.append(_lens_json(lines, codec, t, running_title(run), CANCEL_RUN, json.dumps({"runId": run.run_id})))
-        elif run is not None:
-            pass  # waiting for its turn in a script or reply run
-        elif t.kind == "script":
-            if t.runnable:
-                out.append(_lens_json(lines, codec, t, RUN_SCRIPT_TITLE, RUN_SCRIPT, f"{{{base}}}"))
-            elif steps and t.problem:
-                out.append(_lens_json(lines, codec, t, _problem_title(t.problem), NOT_CLICKABLE, ""))
-        elif t.kind == "reply":
-            if t.runnable:
-                out.append(_lens_json(lines, codec, t, APPLY_REPLY_TITLE, APPLY_REPLY, f"{{{base}}}"))
-        elif t.runnable:
-            command = RUN_COMMAND if t.kind == "command" else RUN_BLOCK
-            out.append(_lens_json(lines, codec, t, RUN_TITLE, command, f'{{{base},"line":{t.line}}}'))
-        elif t.kind == "block" and t.problem:
-            out.append(_lens_json(lines, codec, t, _problem_title(t.problem), NOT_CLICKABLE, ""))
-        result = results.get(t.key)
-        if result is not None:
-            argument: dict[str, Any] = {"runId": result.run_id}
-            if result.file is not None:
-                argument["file"] = str(result.file)  # the result of a file command opens the file
-            out.append(_lens_json(lines, codec, t, result_title(t, result), SHOW_RUN_OUTPUT, json.dumps(argument)))
+        specs = _lens_specs(t, runs, results, base, steps)
+        if not specs:
+            out.append([])
+            continue
+        rng = _range_json(lines, codec, t)
+        if lazy is not None:
+            out.append([f'{{"range":{rng},"data":[{lazy},{VERSION},{t.line},{k}]}}' for k in range(len(specs))])
+            continue
+        texts = []
+        for title, command, argument in specs:
+            arguments = f',"arguments":[{argument}]' if argument else ""
+            texts.append(
+                f'{{"range":{rng},"command":{{"title":{json.dumps(title)},"command":"{command}"{arguments}}}}}'
+            )
+        out.append(texts)
     WORK["lenses"] += len(targets)
-    if lazy is not None:
-        out = [_unresolved(text, lazy, k) for k, text in enumerate(out)]
     return out
-
-
-def _unresolved(text: str, doc: int, k: int) -> str:
-    """A lens's JSON text without its command: its range and the data :func:`resolve_lens` needs."""
-    rng = text[1 : text.index(',"command":')]
-    line = json.loads(text[text.index('"line":') + 7 : text.index(",", text.index('"line":'))])
-    return f'{{{rng},"data":[{doc},{VERSION},{line},{k}]}}'
 
 
 def resolve_lens(feature: RunFeature, snap: Snapshot, version: int, line: int, k: int) -> str | None:
@@ -179,7 +196,7 @@ class LensCache:
             lo = bisect_left(targets, first, 1, key=_line_of)
             hi = len(targets) if stop is None else bisect_left(targets, stop, lo, key=_line_of)
             chosen = targets[lo:hi]
-            return [t.line for t in chosen], [lens_texts(feature, snap, (t,), steps, number) for t in chosen]
+            return [t.line for t in chosen], lenses_per_target(feature, snap, chosen, steps, number)
 
         stamp = (feature.state.revision, lazy)
         cached = self._parts.get(key)

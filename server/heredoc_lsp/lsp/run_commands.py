@@ -155,10 +155,9 @@ class RunFeature:
         previous = self._commands.get(key)
         changed = None if previous is None else self.server.analyses.changes_since(snap, previous[0].serial)
         if previous is None or changed is None:
-            commands = cli_command_targets(tree, errors)
-            counts = Counter(map(content_of, commands))
-            if len(counts) < len(commands):
-                commands = number_occurrences(commands)
+            seen: dict[TargetKey, int] = {}
+            commands = cli_command_targets(tree, errors, seen=seen)
+            counts = Counter(seen)
             WORK["run_targets"] += len(commands)
             self._commands[key] = (Parts(snap.serial, [t.line for t in commands], commands, len(commands)), counts)
             return commands

@@ -107,13 +107,19 @@ def errors_of(tree_diagnostics: Sequence[Diagnostic], diagnostics: Sequence[Diag
 
 
 def cli_command_targets(
-    tree: object, errors: Sequence[Diagnostic], first_line: int = 0, stop_line: int | None = None
+    tree: object,
+    errors: Sequence[Diagnostic],
+    first_line: int = 0,
+    stop_line: int | None = None,
+    seen: dict[TargetKey, int] | None = None,
 ) -> list[RunTarget]:
     """The command targets of the items starting on lines ``[first_line, stop_line)`` (default: all), in order.
 
     A command runs when it has no error of its own: a problem elsewhere in the script does not hide its lens (the
-    server runs it alone, :func:`heredoc_lsp.lsp.run_exec.command_text`). Keys are numbered as first occurrences;
-    :func:`number_occurrences` numbers repeated contents in the whole list.
+    server runs it alone, :func:`heredoc_lsp.lsp.run_exec.command_text`). Without ``seen``, keys are numbered as
+    first occurrences (:func:`number_occurrences` numbers repeated contents in the whole list). With ``seen`` (how
+    often each content occurred on earlier lines, updated here), keys are numbered as they go: building a script
+    from its first line in consecutive windows with one ``seen`` numbers every key, and leaves the counts in it.
     """
     assert isinstance(tree, CliScript)
     starts = [d.span.start_line for d in errors]
@@ -133,18 +139,25 @@ def cli_command_targets(
             problem = _not_runnable(own, "This command")
         elif item.error is not None:
             problem = "This line is not a runnable command"
+        text = item.run_text
+        body = item.heredoc.body if item.heredoc is not None else None
+        n = 0
+        if seen is not None:
+            content = ("cmd", text, body)
+            n = seen.get(content, 0)
+            seen[content] = n + 1
         commands.append(
             RunTarget(
                 kind="command",
-                key=("cmd", item.run_text, item.heredoc.body if item.heredoc is not None else None, 0),
+                key=("cmd", text, body, n),
                 line=item.line,
                 end_line=end,
                 col=item.col,
                 end_col=item.col + len(item.text),
-                label=short(item.run_text),
+                label=short(text),
                 runnable=problem is None,
                 problem=problem,
-                command=item.run_text,
+                command=text,
             )
         )
     return commands
