@@ -13,7 +13,7 @@ import itertools
 import logging
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -227,6 +227,16 @@ class Analyses:
             return snap
         config = self.server.settings.config_for(doc)
         workspace = self.workspace_for(doc, config)
+        if (
+            snap is not None
+            and snap.revision == doc.revision
+            and snap.config == config
+            and snap.analysis.workspace == workspace
+        ):
+            # New settings (the client's first answer, typically) that change nothing for this document: the same
+            # snapshot, serial included, so no feature rebuilds its answer.
+            snap = self._snapshots[key] = replace(snap, generation=generation)
+            return snap
         edit = self._pending.pop(key, None)
         result: tuple[Analysis, tuple[int, ...]] | None = None
         changed: Changed | None = None
