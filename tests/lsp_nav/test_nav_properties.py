@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heredoc_lsp.languages import Language
-from heredoc_lsp.lsp.hover import HoverPart, add_provider, collect
+from heredoc_lsp.lsp.feature import HoverPart
+from heredoc_lsp.lsp.hover import collect
 from heredoc_lsp.navigation.complete import candidates
 from heredoc_lsp.navigation.describe import describe
 from heredoc_lsp.navigation.folds import folds
@@ -255,18 +256,13 @@ def test_marker_rename_edits_reparse_to_the_same_structure() -> None:
     assert [type(i).__name__ for i in again] == ["Command", "Command"]
 
 
-def test_hover_providers_are_joined_in_order(tmp_path: Path) -> None:
-    server: Any = SimpleNamespace()
+def test_hover_parts_are_joined_in_order() -> None:
     span = Span(0, 1, 0, 2)
-    add_provider(server, lambda snap, position: "second")
-    add_provider(server, lambda snap, position: HoverPart("first", span), first=True)
-    add_provider(server, lambda snap, position: None)
-
-    def broken(snap: object, position: object) -> str:
-        raise RuntimeError("a broken provider does not hide the others")
-
-    add_provider(server, broken)
-    assert collect(server, SimpleNamespace(), SimpleNamespace()) == ("first\n\n---\n\nsecond", span)
+    assert collect([HoverPart("first", span), None, "second", HoverPart("third", Span(1, 0, 1, 1))]) == (
+        "first\n\n---\n\nsecond\n\n---\n\nthird",
+        span,
+    )
+    assert collect([None, "", HoverPart("")]) is None
 
 
 @settings(max_examples=200, deadline=None)
