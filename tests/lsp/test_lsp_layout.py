@@ -89,8 +89,54 @@ def function_level_imports(source: str) -> list[tuple[int, str]]:
 
 
 def test_function_level_imports_are_found() -> None:
-    source = "import os\n\ndef f():\n    import sys\n    def g():\n        from a import b  # deferred: check start-up\n"
+    source = (
+        "import os\n\ndef f():\n    import sys\n    def g():\n        from a import b  # deferred: check start-up\n"
+    )
     assert function_level_imports(source) == [(4, "import sys"), (6, f"from a import b  {DEFERRED_TAG}")]
+
+
+def untagged(source: str) -> list[tuple[int, str]]:
+    """The function-level imports of ``source`` without the tag, on their own line(s) or on the comment lines
+    right above their group of imports."""
+    lines = source.splitlines()
+    found = function_level_imports(source)
+    spans = {n.lineno: n.end_lineno or n.lineno for n in ast.walk(ast.parse(source)) if isinstance(n, ast.stmt)}
+    covered = {k for line, _ in found for k in range(line, spans[line] + 1)}
+    out = []
+    for line, text in found:
+        near = lines[line - 1 : spans[line]]
+        k = line - 1
+        while k >= 1 and (k in covered or lines[k - 1].strip().startswith("#")):
+            near.append(lines[k - 1])
+            k -= 1
+        if not any(DEFERRED_TAG in seen for seen in near):
+            out.append((line, text))
+    return out
+
+
+def test_untagged_imports_are_found() -> None:
+    source = (
+        "def f():\n"
+        f"    {DEFERRED_TAG}\n"
+        "    import a\n"
+        "    import b\n"
+        "    x = 1\n"
+        "    import c\n"
+        f"    import d  {DEFERRED_TAG}: why\n"
+        "    from e import (\n"
+        f"        g,  {DEFERRED_TAG}\n"
+        "    )\n"
+    )
+    assert untagged(source) == [(6, "import c")]
+
+
+def test_function_level_imports_are_tagged() -> None:
+    """Anywhere in the package an import inside a function is on the measured ``check`` start-up path and says so."""
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for line, text in untagged(path.read_text(encoding="utf-8")):
+            offenders.append(f"{path.relative_to(PACKAGE)}:{line} {text}")
+    assert offenders == []
 
 
 def test_lsp_and_runs_import_at_module_top() -> None:
@@ -113,7 +159,10 @@ def test_features_are_declared_once_and_found_by_type() -> None:
         obj
         for module in loaded
         for obj in vars(module).values()
-        if isinstance(obj, type) and issubclass(obj, Feature) and obj is not Feature and obj.__module__ == module.__name__
+        if isinstance(obj, type)
+        and issubclass(obj, Feature)
+        and obj is not Feature
+        and obj.__module__ == module.__name__
     }
     assert len(set(server.FEATURES)) == len(server.FEATURES)
     assert defined - set(server.FEATURES) == {SettingsManager}
