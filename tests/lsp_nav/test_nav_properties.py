@@ -4,8 +4,6 @@ the document, symbol trees nest, the fast row view agrees with the parser's item
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from hypothesis import given, settings

@@ -11,7 +11,6 @@ and advertises every feature's :meth:`~heredoc_lsp.lsp.feature.Feature.code_acti
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
     from heredoc_lsp.lsp.analysis import Snapshot
     from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
 
-log = logging.getLogger(__name__)
 
 QUICKFIX = types.CodeActionKind.QuickFix
 

@@ -13,7 +13,6 @@ tags and attributes and outbox sections (:func:`navigation_hover`, texts from :m
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -29,9 +28,6 @@ from heredoc_lsp.syntax.diagnostics import Span
 if TYPE_CHECKING:
     from heredoc_lsp.lsp.analysis import Snapshot
     from heredoc_lsp.lsp.server import HeredocLanguageServer
-
-
-log = logging.getLogger(__name__)
 
 
 def navigation_hover(server: HeredocLanguageServer, snap: Snapshot, position: types.Position) -> HoverPart | None:
