@@ -1,25 +1,16 @@
-"""Hover parts from several providers (heredoc_lsp.lsp.hover), joined without a server."""
+"""Hover parts from several features (heredoc_lsp.lsp.hover.collect), joined without a server."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-from typing import Any
-
-from heredoc_lsp.lsp.hover import HoverPart, add_provider, collect
+from heredoc_lsp.lsp.feature import HoverPart
+from heredoc_lsp.lsp.hover import collect
 from heredoc_lsp.syntax.diagnostics import Span
 
 
-def test_hover_providers_are_joined_in_order() -> None:
-    server: Any = SimpleNamespace()
+def test_hover_parts_are_joined_in_order() -> None:
     span = Span(0, 1, 0, 2)
-    add_provider(server, lambda snap, position: "second")
-    add_provider(server, lambda snap, position: HoverPart("first", span), first=True)
-    add_provider(server, lambda snap, position: None)
-
-    def broken(snap: object, position: object) -> str:
-        raise RuntimeError("a broken provider does not hide the others")
-
-    add_provider(server, broken)
-    snapshot: Any = SimpleNamespace()
-    position: Any = SimpleNamespace()
-    assert collect(server, snapshot, position) == ("first\n\n---\n\nsecond", span)
+    assert collect([HoverPart("first", span), None, "second", HoverPart("third", Span(1, 0, 1, 1))]) == (
+        "first\n\n---\n\nsecond\n\n---\n\nthird",
+        span,
+    )
+    assert collect([None, "", HoverPart("")]) is None

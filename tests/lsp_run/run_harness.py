@@ -149,10 +149,25 @@ class RunClient(LanguageClient):
                 raise AssertionError(f"last value not accepted: {value!r}")
             await asyncio.sleep(0.05)
 
-    def run_diagnostics(self, uri: str) -> list[types.Diagnostic]:
-        """The run_failed diagnostics of the last push for ``uri``."""
+    def pulls(self) -> bool:
+        """Whether the server answers this client's diagnostic pulls (then it pushes nothing for our documents)."""
+        assert self.init_result is not None
+        return self.init_result.capabilities.diagnostic_provider is not None
+
+    async def shown_diagnostics(self, uri: str) -> list[types.Diagnostic]:
+        """What the editor shows for ``uri``: a fresh pull report, or the last push."""
+        if self.pulls():
+            report = await self.text_document_diagnostic_async(
+                types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+            )
+            assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+            return list(report.items)
         last = self.last_push(uri)
-        return [d for d in last.diagnostics if d.code == "run_failed"] if last is not None else []
+        return list(last.diagnostics) if last is not None else []
+
+    async def run_diagnostics(self, uri: str) -> list[types.Diagnostic]:
+        """The run_failed diagnostics the editor shows for ``uri``."""
+        return [d for d in await self.shown_diagnostics(uri) if d.code == "run_failed"]
 
     def last_push(self, uri: str) -> types.PublishDiagnosticsParams | None:
         return next((p for p in reversed(self.publishes) if p.uri == uri), None)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 import pytest
@@ -208,18 +207,6 @@ async def test_nothing_runs_on_open_edit_or_save(client: RunClient) -> None:
     await asyncio.sleep(0.3)
     assert not target.exists()
     assert client.questions == [] or all("never-" not in q.message for q in client.questions)
-
-
-async def test_the_executor_loads_only_when_a_run_starts() -> None:
-    code = (
-        "import sys\n"
-        "from heredoc_lsp.lsp.server import build_server\n"
-        "build_server()\n"
-        "print(sorted(m for m in sys.modules if m.startswith('heredoc_lsp.executor')))\n"
-    )
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-c", code, stdout=asyncio.subprocess.PIPE)
-    out, _ = await asyncio.wait_for(proc.communicate(), 60)
-    assert (proc.returncode, out.decode().strip()) == (0, "[]")
 
 
 async def test_many_lenses_are_resolved_when_shown(client: RunClient) -> None:

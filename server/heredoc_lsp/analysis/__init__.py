@@ -59,6 +59,6 @@ def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'heredoc_lsp.analysis' has no attribute {name!r}")
-    import importlib  # here: importing the package (done by every submodule import) stays cheap
+    import importlib  # deferred: check start-up: importing the package (done by every submodule import) stays cheap
 
     return getattr(importlib.import_module(f"heredoc_lsp.analysis.{module}"), name)

@@ -48,7 +48,7 @@ def config_diagnostics(
 ) -> list[Diagnostic]:
     """Every problem of a workspace ``heredoc-lsp.toml`` or ``pyproject.toml`` text, with the safety settings it
     may not loosen given the user's own ``user`` config and editor ``settings``; [] when it is usable as is."""
-    from heredoc_lsp.config.load import parse_config_text
+    from heredoc_lsp.config.load import parse_config_text  # deferred: check start-up
 
     try:
         workspace = parse_config_text(text, path)

@@ -45,8 +45,8 @@ class Analysis:
     def suppression_edit(self, diagnostic: Diagnostic, *, whole_file: bool = False) -> TextEdit | None:
         """The edit inserting (or extending) a ``# heredoc-lsp: disable=`` directive for ``diagnostic``; None for
         formats without directives (outbox, stand-alone bodies)."""
-        from heredoc_lsp.analysis.layouts import layout_for
-        from heredoc_lsp.analysis.suppress import suppression_edit
+        from heredoc_lsp.analysis.layouts import layout_for  # deferred: check start-up
+        from heredoc_lsp.analysis.suppress import suppression_edit  # deferred: check start-up
 
         layout = layout_for(self.language, self.lines, self.tree)
         return suppression_edit(self.lines, layout, diagnostic, newline=self.newline, whole_file=whole_file)
@@ -119,25 +119,25 @@ def analyze_lines(
     tree: Tree
     found: list[Diagnostic] = list(extra_diagnostics)
     if language is Language.CLI:
-        from heredoc_lsp.syntax.cli import parse_cli
+        from heredoc_lsp.syntax.cli import parse_cli  # deferred: check start-up
 
         tree = parse_cli(lines, config.commands, config.compat)
     elif language is Language.PARAMS:
-        from heredoc_lsp.syntax.params import parse_params
-        from heredoc_lsp.syntax.schema import lookup_schema
+        from heredoc_lsp.syntax.params import parse_params  # deferred: check start-up
+        from heredoc_lsp.syntax.schema import lookup_schema  # deferred: check start-up
 
         schema = lookup_schema(config.commands, command) if command else None
         tree = parse_params(lines, schema)
     elif language is Language.INBOX:
-        from heredoc_lsp.syntax.inbox import parse_inbox
+        from heredoc_lsp.syntax.inbox import parse_inbox  # deferred: check start-up
 
         tree = parse_inbox(lines)
         if workspace is not None:
-            from heredoc_lsp.analysis.workspace import workspace_diagnostics
+            from heredoc_lsp.analysis.workspace import workspace_diagnostics  # deferred: check start-up
 
             found.extend(workspace_diagnostics(tree, workspace))
     else:
-        from heredoc_lsp.syntax.outbox import parse_outbox
+        from heredoc_lsp.syntax.outbox import parse_outbox  # deferred: check start-up
 
         tree = parse_outbox(lines)
     found.extend(tree.diagnostics)
@@ -176,6 +176,7 @@ def finish_analysis(
     kept: list[Diagnostic] = found
     suppressed: list[Diagnostic] = []
     if may_have_directives:  # directives are rare: skip the layout work for most documents
+        # deferred: check start-up
         from heredoc_lsp.analysis.layouts import layout_for
         from heredoc_lsp.analysis.suppress import apply_suppressions, find_suppressions, unknown_code_diagnostics
 
@@ -205,12 +206,12 @@ def analyze_bytes(
     command: str | None = None,
 ) -> Analysis:
     """:func:`analyze` for a file's bytes: BOM removed, invalid UTF-8 replaced and reported (``invalid_encoding``)."""
-    from heredoc_lsp.syntax.text import decode_bytes
+    from heredoc_lsp.syntax.text import decode_bytes  # deferred: check start-up
 
     decoded = decode_bytes(data)
     extra: tuple[Diagnostic, ...] = ()
     if decoded.first_invalid_line is not None:
-        from heredoc_lsp.analysis.decode import invalid_encoding
+        from heredoc_lsp.analysis.decode import invalid_encoding  # deferred: check start-up
 
         extra = (invalid_encoding(decoded.text, decoded.first_invalid_line),)
     return analyze(

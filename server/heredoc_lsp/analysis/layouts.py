@@ -25,7 +25,7 @@ def inbox_layout(lines: Sequence[str], reply: InboxReply) -> Layout:
 def cli_layout(script: CliScript) -> Layout:
     """Directives are full-line comments (never heredoc body lines); each command line — erroneous heredoc lines
     too — is a statement running to its closing marker (or the end of the file)."""
-    from heredoc_lsp.syntax.cli import Command, Comment
+    from heredoc_lsp.syntax.cli import Command, Comment  # deferred: check start-up
 
     statements: list[tuple[int, int]] = []
     comments: list[int] = []

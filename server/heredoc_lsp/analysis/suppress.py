@@ -114,7 +114,7 @@ def unknown_code_diagnostics(lines: Sequence[str], suppressions: Sequence[Suppre
     nothing), at the code's own column."""
     if not suppressions:
         return []
-    from heredoc_lsp.rules import RULES  # start-up: the registry only for files that have directives
+    from heredoc_lsp.rules import RULES  # deferred: check start-up: the registry only for files that have directives
 
     out: list[Diagnostic] = []
     for s in suppressions:

@@ -15,12 +15,45 @@ a run or a reply wrote into ``inbox/`` is refused and moved to ``inbox/refused/`
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
+import signal
 import stat
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rich.console import Console
+from rich.prompt import Confirm
+
+from heredoc_lsp.cli.progress import TextDisplay
 from heredoc_lsp.cli.run import add_common_arguments
+from heredoc_lsp.cli.run_common import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    EXIT_USAGE,
+    UsageError,
+    build_options,
+    load_cli_config,
+    output_format,
+    report_ignored,
+)
+from heredoc_lsp.executor.agent import (
+    HANDLED,
+    AgentPaths,
+    LedgerError,
+    OutboxSettings,
+    ReplyLedger,
+    SettleTracker,
+    file_digest,
+    inbox_snapshot,
+    move_processed,
+    start_session,
+)
+from heredoc_lsp.executor.control import RunControl
+from heredoc_lsp.executor.events import EventSink, RunEmitter, new_id
+from heredoc_lsp.executor.jsonl import RUN_CANCEL, RUN_INPUT, Inbound, InboundProblem, JsonlWriter, StdinListener
+from heredoc_lsp.executor.reply_apply import already_applied_message, apply_reply
 
 if TYPE_CHECKING:
     from heredoc_lsp.executor.agent import AgentPaths, ReplyLedger
@@ -55,8 +88,6 @@ def add_parser(subparsers: Any) -> None:
 
 def _usage(p: argparse.ArgumentParser) -> Any:
     def handler(args: argparse.Namespace) -> int:
-        import sys
-
         del args
         p.print_help(sys.stderr)
         return 2
@@ -65,11 +96,6 @@ def _usage(p: argparse.ArgumentParser) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    import asyncio
-    import sys
-
-    from heredoc_lsp.cli.run_common import EXIT_USAGE, UsageError, load_cli_config, output_format, report_ignored
-
     root = Path(args.workspace or ".").absolute()
     try:
         if not root.is_dir():
@@ -89,13 +115,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _new(args: argparse.Namespace, root: Path, config: Any, fmt: str) -> int:
-    import sys
-
-    from heredoc_lsp.cli.run_common import UsageError, build_options
-    from heredoc_lsp.executor.agent import AgentPaths, OutboxSettings, start_session
-    from heredoc_lsp.executor.events import RunEmitter, new_id
-    from heredoc_lsp.executor.jsonl import JsonlWriter
-
     task = args.task
     if not task.strip():
         raise UsageError("TASK is empty")
@@ -125,26 +144,6 @@ def _new(args: argparse.Namespace, root: Path, config: Any, fmt: str) -> int:
 
 
 async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) -> int:
-    import asyncio
-    import signal
-    import sys
-
-    from rich.console import Console
-
-    from heredoc_lsp.cli.progress import TextDisplay
-    from heredoc_lsp.cli.run_common import EXIT_INTERRUPTED, EXIT_TERMINATED, UsageError, build_options
-    from heredoc_lsp.executor.agent import (
-        AgentPaths,
-        LedgerError,
-        ReplyLedger,
-        SettleTracker,
-        inbox_snapshot,
-    )
-    from heredoc_lsp.executor.control import RunControl
-    from heredoc_lsp.executor.events import EventSink
-    from heredoc_lsp.executor.jsonl import RUN_CANCEL, RUN_INPUT, Inbound, InboundProblem, JsonlWriter, StdinListener
-    from heredoc_lsp.executor.reply_apply import apply_reply
-
     options = build_options(args, config)
     paths = AgentPaths(root)
     if not paths.is_agent_root():
@@ -242,7 +241,6 @@ async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) ->
             else:
                 ask = None
                 if sys.stdin.isatty():
-                    from rich.prompt import Confirm
 
                     def ask(text: str) -> bool:
                         return Confirm.ask(text, default=False, console=console)
@@ -290,8 +288,6 @@ def _triage(paths: AgentPaths, ledger: ReplyLedger, reply: Path) -> tuple[str, s
     Actions: ``refuse`` (not a regular file, or written by a run or a reply), ``done`` (already applied or
     interrupted: never applied again), ``declined`` (a person said no earlier), ``apply``.
     """
-    from heredoc_lsp.executor.agent import HANDLED, file_digest
-    from heredoc_lsp.executor.reply_apply import already_applied_message
 
     name = reply.name
     try:
@@ -330,8 +326,6 @@ def _triage(paths: AgentPaths, ledger: ReplyLedger, reply: Path) -> tuple[str, s
 
 
 def _move(paths: AgentPaths, reply: Path, folder: Path) -> Path:
-    from heredoc_lsp.executor.agent import move_processed
-
     try:
         return move_processed(paths, reply, folder)
     except OSError:

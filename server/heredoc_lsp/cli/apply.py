@@ -8,10 +8,19 @@ workspace (``sessions/``), the results are stored and the next ``outbox/<id>_seq
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from heredoc_lsp.analysis.decode import decode_document
 from heredoc_lsp.cli.run import add_common_arguments
+from heredoc_lsp.cli.run_common import Request, UsageError, file_preparer, main_for
+from heredoc_lsp.executor.control import RunControl
+from heredoc_lsp.executor.events import EventSink
+from heredoc_lsp.executor.model import RunOutcome
+from heredoc_lsp.executor.reply_apply import apply_reply
+from heredoc_lsp.syntax.inbox import parse_inbox
+from heredoc_lsp.syntax.text import split_lines
 
 
 def add_parser(subparsers: Any) -> None:
@@ -33,15 +42,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from collections.abc import Mapping
-    from typing import Literal
-
-    from heredoc_lsp.cli.run_common import Request, UsageError, file_preparer, main_for
-    from heredoc_lsp.executor.control import RunControl
-    from heredoc_lsp.executor.events import EventSink
-    from heredoc_lsp.executor.model import RunOutcome
-    from heredoc_lsp.executor.reply_apply import apply_reply
-
     workspace = Path(args.workspace) if args.workspace else None
     session: str | Literal[False] | None = False if args.no_session else args.session
 
@@ -73,9 +73,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _has_commands(path: Path) -> bool:
     """Whether the file holds at least one inbox command (a usage error otherwise: it is not a reply)."""
-    from heredoc_lsp.analysis.decode import decode_document
-    from heredoc_lsp.syntax.inbox import parse_inbox
-    from heredoc_lsp.syntax.text import split_lines
 
     try:
         text = decode_document(path.read_bytes()).text

@@ -145,7 +145,7 @@ def simple_args(words: Sequence[str]) -> Any:
     a tenth of a check's start-up), when the words are known options (``--opt VALUE`` or ``--opt=VALUE``) and one
     run of paths; None otherwise (then argparse parses them, errors and ``--help`` included). The result has the
     attributes that argparse's namespace would have."""
-    from types import SimpleNamespace
+    from types import SimpleNamespace  # deferred: check start-up
 
     values: dict[str, Any] = {"subcommand": "check", "paths": []}
     by_flag: dict[str, tuple[str, str, tuple[str, ...] | None]] = {}
@@ -217,7 +217,7 @@ class _Ignores:
         self.gitignore = gitignore
         self.exclude = None
         if exclude:
-            import pathspec  # start-up: only with --exclude
+            import pathspec  # deferred: check start-up: only with --exclude
 
             self.exclude = pathspec.GitIgnoreSpec.from_lines(exclude)
 
@@ -235,7 +235,7 @@ class _Ignores:
             text = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
         except OSError:
             return None
-        from heredoc_lsp.syntax.text import split_lines
+        from heredoc_lsp.syntax.text import split_lines  # deferred: check start-up
 
         return _GitIgnore(directory.absolute(), split_lines(text))
 
@@ -296,7 +296,7 @@ class _GitIgnore:
         if not any(runs is None or all(run in rel for run in runs) for runs in self.literals):
             return None
         if self.spec is None:
-            import pathspec  # start-up: only when a pattern may match
+            import pathspec  # deferred: check start-up: only when a pattern may match
 
             self.spec = pathspec.GitIgnoreSpec.from_lines(self.lines)
         include = self.spec.check_file(rel).include
@@ -313,7 +313,7 @@ def _skip_reason(entry: os.DirEntry[str]) -> str | None:
 
 
 def _walk(run: _Run, directory: Path, display: str, ignores: _Ignores, specs: list[_GitIgnore]) -> None:
-    from heredoc_lsp.languages import language_from_path
+    from heredoc_lsp.languages import language_from_path  # deferred: check start-up
 
     try:
         with os.scandir(directory) as it:
@@ -356,9 +356,9 @@ def _walk(run: _Run, directory: Path, display: str, ignores: _Ignores, specs: li
 
 
 def _collect(run: _Run, args: argparse.Namespace) -> None:
-    import stat
+    import stat  # deferred: check start-up
 
-    from heredoc_lsp.languages import Language, language_from_path
+    from heredoc_lsp.languages import Language, language_from_path  # deferred: check start-up
 
     given: list[str] = args.paths or ["."]
     forced = Language(args.language) if args.language else None
@@ -420,7 +420,7 @@ class _Selection:
         self.args = args
         if args.select is None and not args.extend_select and not args.ignore:
             return
-        from heredoc_lsp.rules import unknown_codes  # start-up: only when codes are given
+        from heredoc_lsp.rules import unknown_codes  # deferred: check start-up: only when codes are given
 
         for flag, codes in (("--select", args.select), ("--extend-select", args.extend_select)):
             unknown = unknown_codes(codes or [])
@@ -452,7 +452,7 @@ def _everything(code: str) -> bool:
 
 
 def _per_file_ignored(table: Any, base: Path, path: Path) -> set[str]:
-    import pathspec  # start-up: only with per-file-ignores
+    import pathspec  # deferred: check start-up: only with per-file-ignores
 
     try:
         rel = path.absolute().relative_to(base).as_posix()
@@ -466,9 +466,9 @@ def _per_file_ignored(table: Any, base: Path, path: Path) -> set[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    import gc
+    import gc  # deferred: check start-up
 
-    from heredoc_lsp.cli.output import error_exit
+    from heredoc_lsp.cli.output import error_exit  # deferred: check start-up
 
     # A short-lived process whose parsers allocate many small acyclic objects: the cyclic collector would only
     # re-scan them (it doubles the parse time of a large file). Cycles are collected between files instead.
@@ -483,7 +483,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _watch(args: argparse.Namespace) -> int:
     """Check, then check again after every batch of changes under the paths, until interrupted."""
-    import watchfiles  # start-up: only with --watch
+    import watchfiles  # deferred: check start-up: only with --watch
 
     if "-" in (args.paths or []):
         raise UsageError("--watch cannot read standard input ('-')")
@@ -505,12 +505,12 @@ def _watch(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    import gc
+    import gc  # deferred: check start-up
 
-    from heredoc_lsp.analysis.core import analyze_bytes
-    from heredoc_lsp.cli.output import use_color
-    from heredoc_lsp.cli.sources import explicit_config, explicit_workspace, workspace_for
-    from heredoc_lsp.config.load import ConfigResolver
+    from heredoc_lsp.analysis.core import analyze_bytes  # deferred: check start-up
+    from heredoc_lsp.cli.output import use_color  # deferred: check start-up
+    from heredoc_lsp.cli.sources import explicit_config, explicit_workspace, workspace_for  # deferred: check start-up
+    from heredoc_lsp.config.load import ConfigResolver  # deferred: check start-up
 
     config_path = explicit_config(args.config)
     workspace = explicit_workspace(args.workspace)
@@ -572,7 +572,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _read(run_state: _Run, source: Source, args: argparse.Namespace) -> bytes | None:
-    from heredoc_lsp.cli.sources import read_source
+    from heredoc_lsp.cli.sources import read_source  # deferred: check start-up
 
     try:
         data = read_source(source)
@@ -597,9 +597,9 @@ def _config(
     """The file's effective config; a broken one is reported once (diagnostics on the config file, a note) and the
     defaults apply, as in the editor. The safety settings its workspace file may not loosen are reported once per
     file in ``warned`` (warnings ``ignored_setting``, SPEC §8)."""
-    from heredoc_lsp.analysis.config_file import ignored_diagnostics
-    from heredoc_lsp.cli.sources import display_path, effective_for
-    from heredoc_lsp.config.model import DEFAULT_CONFIG, ConfigError
+    from heredoc_lsp.analysis.config_file import ignored_diagnostics  # deferred: check start-up
+    from heredoc_lsp.cli.sources import display_path, effective_for  # deferred: check start-up
+    from heredoc_lsp.config.model import DEFAULT_CONFIG, ConfigError  # deferred: check start-up
 
     try:
         effective = effective_for(resolver, source)
@@ -616,8 +616,8 @@ def _config(
 
 
 def _config_diagnostics(exc: ConfigError) -> tuple[str, list[Diagnostic]]:
-    from heredoc_lsp.analysis.config_file import error_diagnostics
-    from heredoc_lsp.cli.sources import display_path
+    from heredoc_lsp.analysis.config_file import error_diagnostics  # deferred: check start-up
+    from heredoc_lsp.cli.sources import display_path  # deferred: check start-up
 
     text = ""
     if exc.path is not None:
@@ -641,9 +641,9 @@ def _fix(
     counts: _Counts,
 ) -> Any:
     """Fix one document (write it, or print its diff); returns the analysis of the result."""
-    from heredoc_lsp.cli.fix import fix_document, id_generator, unified_diff, write_atomic
-    from heredoc_lsp.cli.sources import write_stdout
-    from heredoc_lsp.syntax.text import decode_bytes
+    from heredoc_lsp.cli.fix import fix_document, id_generator, unified_diff, write_atomic  # deferred: check start-up
+    from heredoc_lsp.cli.sources import write_stdout  # deferred: check start-up
+    from heredoc_lsp.syntax.text import decode_bytes  # deferred: check start-up
 
     if source.path is None:
         run_state.note("not fixing standard input: --fix and --diff change files")
@@ -684,17 +684,17 @@ def _fix(
 
 
 def _print(args: argparse.Namespace, results: list[tuple[str, list[Any]]], checked: list[str], counts: _Counts) -> None:
-    from heredoc_lsp.cli import output
-    from heredoc_lsp.cli.sources import write_stdout
+    from heredoc_lsp.cli import output  # deferred: check start-up
+    from heredoc_lsp.cli.sources import write_stdout  # deferred: check start-up
 
     fmt = args.output_format
     if fmt == "json":
         _print_json(results, counts)
         return
     if fmt in ("sarif", "gitlab", "junit"):
-        import json
+        import json  # deferred: check start-up
 
-        from heredoc_lsp import __version__
+        from heredoc_lsp import __version__  # deferred: check start-up
 
         if fmt == "sarif":
             text = json.dumps(output.sarif_document(results, __version__), ensure_ascii=False, indent=2) + "\n"
@@ -716,10 +716,10 @@ def _print(args: argparse.Namespace, results: list[tuple[str, list[Any]]], check
 
 
 def _print_json(results: list[tuple[str, list[Any]]], counts: _Counts) -> None:
-    import json
+    import json  # deferred: check start-up
 
-    from heredoc_lsp.cli.output import diagnostic_json
-    from heredoc_lsp.cli.sources import write_stdout
+    from heredoc_lsp.cli.output import diagnostic_json  # deferred: check start-up
+    from heredoc_lsp.cli.sources import write_stdout  # deferred: check start-up
 
     diagnostics: list[dict[str, Any]] = []
     for path, found in results:
@@ -741,7 +741,7 @@ def _print_json(results: list[tuple[str, list[Any]]], counts: _Counts) -> None:
 
 
 def _print_summary(args: argparse.Namespace, counts: _Counts, broken: int, *, color: bool) -> None:
-    from heredoc_lsp.cli.output import plural
+    from heredoc_lsp.cli.output import plural  # deferred: check start-up
 
     if args.diff:
         line = (

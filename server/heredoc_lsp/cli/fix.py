@@ -170,7 +170,7 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 def unified_diff(display: str, old: str, new: str) -> str:
     """A unified diff of two versions of a document (lines split at SPEC §1 terminators only)."""
-    import difflib
+    import difflib  # deferred: check start-up
 
     def keep_ends(text: str) -> list[str]:
         starts = line_starts(text)

@@ -9,6 +9,8 @@ import os
 import sys
 from typing import Any
 
+from heredoc_lsp.lsp.server import ClientLogHandler, build_server
+
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
@@ -64,8 +66,6 @@ def run(args: argparse.Namespace) -> int:
     # pygls logs every message body at INFO: keep it quiet unless debugging.
     if args.log_level != "debug":
         logging.getLogger("pygls").setLevel(logging.WARNING)
-
-    from heredoc_lsp.lsp.server import ClientLogHandler, build_server
 
     server = build_server()
     logging.getLogger("heredoc_lsp").addHandler(ClientLogHandler(server))

@@ -29,7 +29,7 @@ SUBCOMMANDS: dict[str, str] = {
 
 def _parser_class() -> type[argparse.ArgumentParser]:
     # argparse is imported on demand: ``check`` with plain arguments never needs it (see main).
-    import argparse
+    import argparse  # deferred: check start-up
 
     class _Parser(argparse.ArgumentParser):
         def error(self, message: str) -> None:  # type: ignore[override]
@@ -43,7 +43,7 @@ def _parser_class() -> type[argparse.ArgumentParser]:
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The full parser, or with ``only`` just that subcommand's (start-up time: ``check`` imports nothing else)."""
-    import importlib  # (with its warnings import: not needed by a plain check)
+    import importlib  # deferred: check start-up (with its warnings import: not needed by a plain check)
 
     _Parser = _parser_class()
     parser = _Parser(prog="heredoc-lsp", description="Check, parse and run heredoc command scripts and agent replies.")
@@ -66,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     args = None
     if words and words[0] == "check":  # the common case, parsed without argparse (start-up time)
-        from heredoc_lsp.cli.check import simple_args
+        from heredoc_lsp.cli.check import simple_args  # deferred: check start-up
 
         args = simple_args(words[1:])
     if args is None:
@@ -92,7 +92,7 @@ def _exit_now(code: int) -> None:
     thousands of objects, and freeing them one by one (then the modules) took 3-5 ms of a 75 ms run. Only for
     the process entry points (``argv`` None): ``check`` writes nothing after this, holds no temporary files and
     registers no exit handlers; both output streams are flushed first."""
-    import os
+    import os  # deferred: check start-up
 
     for stream in (sys.stdout, sys.stderr):
         try:

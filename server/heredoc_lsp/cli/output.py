@@ -138,14 +138,14 @@ _GITLAB_SEVERITY = {
 
 
 def _uri(path: str) -> str:
-    from urllib.parse import quote
+    from urllib.parse import quote  # deferred: check start-up
 
     return quote(path.replace(os.sep, "/"))
 
 
 def sarif_document(results: Sequence[tuple[str, Sequence[Diagnostic]]], version: str) -> dict[str, Any]:
     """A SARIF 2.1.0 log: one run, the rules registry as the driver's rules, columns in code points."""
-    from heredoc_lsp.rules import RULES
+    from heredoc_lsp.rules import RULES  # deferred: check start-up
 
     used = sorted({d.code for _, found in results for d in found})
     index = {code: i for i, code in enumerate(used)}
@@ -202,7 +202,7 @@ def sarif_document(results: Sequence[tuple[str, Sequence[Diagnostic]]], version:
 
 def gitlab_document(results: Sequence[tuple[str, Sequence[Diagnostic]]]) -> list[dict[str, Any]]:
     """GitLab Code Quality report entries; the fingerprint is stable across runs for the same problem."""
-    import hashlib
+    import hashlib  # deferred: check start-up
 
     out: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
@@ -229,7 +229,7 @@ def gitlab_document(results: Sequence[tuple[str, Sequence[Diagnostic]]]) -> list
 def junit_document(files: Sequence[str], results: Sequence[tuple[str, Sequence[Diagnostic]]]) -> str:
     """JUnit XML: one test suite per checked file, one failing test case per diagnostic (a file without
     problems is one passing test case)."""
-    from xml.etree import ElementTree as ET
+    from xml.etree import ElementTree as ET  # deferred: check start-up
 
     by_path = {path: found for path, found in results}
     ordered = list(files) + [p for p in by_path if p not in set(files)]

@@ -16,10 +16,29 @@ Exit codes: 0 no errors, 1 errors, 2 usage errors (missing file, unknown format,
 from __future__ import annotations
 
 import argparse
+import gc
+import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from heredoc_lsp.cli.sources import LANGUAGE_CHOICES, Source, UsageError
+from heredoc_lsp.analysis.core import analyze_bytes
+from heredoc_lsp.cli.output import diagnostic_json, error_exit
+from heredoc_lsp.cli.sources import (
+    LANGUAGE_CHOICES,
+    Source,
+    UsageError,
+    config_error_lines,
+    config_for,
+    explicit_config,
+    explicit_workspace,
+    read_source,
+    workspace_for,
+    write_stdout,
+)
+from heredoc_lsp.config.load import ConfigResolver
+from heredoc_lsp.config.model import ConfigError
+from heredoc_lsp.languages import Language, language_from_path
 
 if TYPE_CHECKING:
     from heredoc_lsp.analysis.core import Analysis
@@ -46,10 +65,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import gc
-
-    from heredoc_lsp.cli.output import error_exit
-
     gc.disable()  # one document, many small acyclic objects: see cli/check.py
     try:
         return _parse(args)
@@ -58,8 +73,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _source(args: argparse.Namespace) -> Source:
-    from heredoc_lsp.languages import Language, language_from_path
-
     forced = Language(args.language) if args.language else None
     if args.file == "-":
         if forced is None:
@@ -80,22 +93,6 @@ def _source(args: argparse.Namespace) -> Source:
 
 
 def _parse(args: argparse.Namespace) -> int:
-    import json
-    import sys
-
-    from heredoc_lsp.analysis.core import analyze_bytes
-    from heredoc_lsp.cli.sources import (
-        config_error_lines,
-        config_for,
-        explicit_config,
-        explicit_workspace,
-        read_source,
-        workspace_for,
-        write_stdout,
-    )
-    from heredoc_lsp.config.load import ConfigResolver
-    from heredoc_lsp.config.model import ConfigError
-
     config_path = explicit_config(args.config)
     workspace = explicit_workspace(args.workspace)
     source = _source(args)
@@ -122,8 +119,6 @@ def _parse(args: argparse.Namespace) -> int:
 
 def parse_document(analysis: Analysis) -> dict[str, Any]:
     """The JSON object of SPEC §9 for one analysed document."""
-    from heredoc_lsp.cli.output import diagnostic_json
-    from heredoc_lsp.languages import Language
 
     out: dict[str, Any] = {"language": analysis.language.value}
     tree: Any = analysis.tree

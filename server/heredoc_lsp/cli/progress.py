@@ -32,14 +32,13 @@ from heredoc_lsp.executor.events import (
     RunEvent,
 )
 from heredoc_lsp.executor.model import CANCEL_LABELS, command_result_text, short_command
+from heredoc_lsp.syntax.text import split_lines, split_lines_keepends
 
 LIVE_LINES = 12
 _STYLE = {"ok": "green", "skipped": "yellow", "cancelled": "yellow"}
 
 
 def _indent(text: str, prefix: str = "    ") -> str:
-    from heredoc_lsp.syntax.text import split_lines
-
     return "\n".join(prefix + line for line in split_lines(text))
 
 
@@ -60,8 +59,6 @@ class _LiveView:
         self.partial = ""
 
     def feed(self, text: str) -> None:
-        from heredoc_lsp.syntax.text import split_lines_keepends
-
         for piece in split_lines_keepends(self.partial + text):
             if piece.endswith(("\n", "\r")):
                 self.lines.append(piece.rstrip("\r\n"))

@@ -14,6 +14,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from heredoc_lsp.cli.run_common import Preparer, Request, UsageError, file_preparer, main_for
+from heredoc_lsp.executor.control import RunControl
+from heredoc_lsp.executor.events import EventSink
+from heredoc_lsp.executor.model import RunOutcome
+from heredoc_lsp.executor.script_run import run_script
 from heredoc_lsp.languages import Language, language_from_path
 
 
@@ -76,13 +81,6 @@ def not_a_script(path: Path) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-
-    from heredoc_lsp.cli.run_common import Preparer, Request, UsageError, file_preparer, main_for
-    from heredoc_lsp.executor.control import RunControl
-    from heredoc_lsp.executor.events import EventSink
-    from heredoc_lsp.executor.model import RunOutcome
-    from heredoc_lsp.executor.script_run import run_script
-
     workspace = Path(args.workspace) if args.workspace else None
 
     async def start(request: Request, sink: EventSink, control: RunControl) -> RunOutcome:

@@ -25,6 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.prompt import Confirm
+
+from heredoc_lsp.cli.progress import TextDisplay
+from heredoc_lsp.cli.sources import display_path
 from heredoc_lsp.config import (
     IGNORED_SETTING,
     Config,
@@ -117,8 +122,6 @@ def report_ignored(ignored: tuple[IgnoredSetting, ...]) -> None:
 
 
 def _line(item: IgnoredSetting) -> str:
-    from heredoc_lsp.cli.sources import display_path
-
     return item.format(display_path(item.path) if item.path is not None else None)
 
 
@@ -299,9 +302,6 @@ def _refuse_json(writer: JsonlWriter, run_id: str | None, message: str, path: Pa
 
 async def run_text(request: Request, start: Starter) -> int:
     """Text mode: rich live progress on a terminal, plain lines otherwise."""
-    from rich.console import Console
-
-    from heredoc_lsp.cli.progress import TextDisplay
 
     loop = asyncio.get_running_loop()
     control = RunControl()
@@ -312,7 +312,6 @@ async def run_text(request: Request, start: Starter) -> int:
     interactive = sys.stdin.isatty()
     ask = None
     if interactive:
-        from rich.prompt import Confirm
 
         def ask(text: str) -> bool:
             return Confirm.ask(text, default=False, console=console)

@@ -69,7 +69,7 @@ def read_source(source: Source) -> bytes:
     before any read: it could wait forever)."""
     if source.path is None:
         return sys.stdin.buffer.read()
-    import stat
+    import stat  # deferred: check start-up
 
     fd = os.open(source.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     with open(fd, "rb") as f:
@@ -97,14 +97,14 @@ def workspace_for(source: Source, config: Config, explicit: Path | None) -> Path
         return explicit
     if source.path is None:
         return Path.cwd()
-    from heredoc_lsp.analysis.core import default_workspace
+    from heredoc_lsp.analysis.core import default_workspace  # deferred: check start-up
 
     return default_workspace(source.path, config)
 
 
 def write_stdout(text: str) -> None:
     """UTF-8 on stdout whatever the locale says."""
-    from heredoc_lsp.cli.output import write
+    from heredoc_lsp.cli.output import write  # deferred: check start-up
 
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:

@@ -133,7 +133,7 @@ def overlay(base: Config, top: Config) -> Config:
 
 
 def _show(value: Any) -> str:
-    from heredoc_lsp.config.validate import show_value
+    from heredoc_lsp.config.validate import show_value  # deferred: check start-up
 
     if isinstance(value, tuple):
         value = list(value)

@@ -32,7 +32,7 @@ _TOML_ERROR_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
 def _toml_loads(text: str) -> dict[str, Any]:
-    import importlib
+    import importlib  # deferred: check start-up
 
     # tomllib is in the standard library from 3.11; tomli is the same parser for 3.10.
     module = importlib.import_module("tomllib" if sys.version_info >= (3, 11) else "tomli")
@@ -47,7 +47,7 @@ def _syntax_problem(path: Path | None, text: str, exc: Exception) -> ConfigProbl
         line, col = int(m.group(1)), int(m.group(2))
         message = message[: m.start()].rstrip()
     else:
-        from heredoc_lsp.syntax.text import split_lines
+        from heredoc_lsp.syntax.text import split_lines  # deferred: check start-up
 
         line, col = max(len(split_lines(text)), 1), 1
         message = message.replace("(at end of document)", "").rstrip()
@@ -60,8 +60,8 @@ def parse_config_text(text: str, path: Path | None = None, *, pyproject: bool | 
     ``pyproject`` selects the ``[tool.heredoc-lsp]`` table; by default it is inferred from the file name. A
     pyproject.toml without that table gives the defaults.
     """
-    from heredoc_lsp.config.toml_lines import locate_keys, position_of
-    from heredoc_lsp.config.validate import Builder
+    from heredoc_lsp.config.toml_lines import locate_keys, position_of  # deferred: check start-up
+    from heredoc_lsp.config.validate import Builder  # deferred: check start-up
 
     if pyproject is None:
         pyproject = path is not None and path.name == PYPROJECT_FILE_NAME
@@ -104,7 +104,7 @@ def _read_text(path: Path) -> str:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise ConfigError((ConfigProblem(path, 0, 0, "", f"cannot read config file: {reason}"),)) from None
-    from heredoc_lsp.syntax.text import decode_bytes
+    from heredoc_lsp.syntax.text import decode_bytes  # deferred: check start-up
 
     decoded = decode_bytes(data)
     if decoded.first_invalid_line is not None:

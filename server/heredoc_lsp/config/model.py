@@ -32,7 +32,7 @@ def __getattr__(name: str) -> object:
     values = _LITERALS.get(name)
     if values is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from typing import Literal
+    from typing import Literal  # deferred: check start-up
 
     alias = Literal[values]  # type: ignore[valid-type]
     globals()[name] = alias

@@ -63,7 +63,8 @@ def apply_lsp_settings(config: Config, settings: Mapping[str, Any] | None) -> tu
     """``config`` with the editor's settings applied, and one message per setting that was ignored."""
     if not settings:
         return config, ()
-    from heredoc_lsp.config.validate import Builder  # deferred: `check` with no settings never loads typing
+    # deferred: check start-up: `check` with no settings never loads typing
+    from heredoc_lsp.config.validate import Builder
 
     if not isinstance(settings, Mapping):
         return config, (f"{SETTINGS_SECTION}: expected an object of settings",)

@@ -101,7 +101,7 @@ def _bracket_depth(line: str, depth: int) -> int:
 
 def locate_keys(text: str) -> dict[tuple[str, ...], KeyPosition]:
     """Map each full key path (table headers included) to where it is first written."""
-    from heredoc_lsp.syntax.text import split_lines
+    from heredoc_lsp.syntax.text import split_lines  # deferred: check start-up
 
     found: dict[tuple[str, ...], KeyPosition] = {}
     table: tuple[str, ...] = ()

@@ -123,7 +123,7 @@ class Builder:
         spelled = [self._spell(k) for k in allowed]
         for key in table:
             if key not in spelled:
-                import difflib
+                import difflib  # deferred: check start-up
 
                 close = difflib.get_close_matches(key, spelled, n=1, cutoff=0.6)
                 hint = f" (did you mean '{close[0]}'?)" if close else f" (expected one of: {', '.join(spelled)})"
@@ -286,7 +286,7 @@ class Builder:
             elif params is not None:
                 for r in required:
                     if r not in params:
-                        import difflib
+                        import difflib  # deferred: check start-up
 
                         close = difflib.get_close_matches(r, params, n=1, cutoff=0.6)
                         hint = f" (did you mean '{close[0]}'?)" if close else ""
@@ -304,7 +304,8 @@ class Builder:
 
 
 def _check_codes(value: object) -> list[str]:
-    from heredoc_lsp.rules import unknown_codes  # start-up: the registry only when a [lint] table names codes
+    # deferred: check start-up: the registry only when a [lint] table names codes
+    from heredoc_lsp.rules import unknown_codes
 
     codes = _string_list(value, "a list of diagnostic codes")
     unknown = unknown_codes(codes)

@@ -37,6 +37,7 @@ from heredoc_lsp.executor.environment import Redactor, secret_values
 from heredoc_lsp.executor.files import FileOpError, Workspace, atomic_write_text
 from heredoc_lsp.executor.model import StepResult
 from heredoc_lsp.executor.protocol_text import CONTINUATION_PROMPT, protocol_text
+from heredoc_lsp.syntax.text import split_lines
 
 AGENT_DIRS = ("inbox", "outbox", "sessions", ".heredoc-lsp")
 SESSION_ID = re.compile(r"[0-9a-f]{8}")
@@ -227,8 +228,6 @@ class OutboxSettings:
 
 
 def _indent(text: str, prefix: str) -> list[str]:
-    from heredoc_lsp.syntax.text import split_lines
-
     return [prefix + line if line else prefix.rstrip() for line in split_lines(text)]
 
 

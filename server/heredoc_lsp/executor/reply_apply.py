@@ -6,6 +6,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from heredoc_lsp.analysis.core import default_workspace
 from heredoc_lsp.executor.agent import (
     AGENT_DIRS,
     HANDLED,
@@ -28,6 +29,9 @@ from heredoc_lsp.executor.events import EventSink
 from heredoc_lsp.executor.files import FileOpError, Workspace
 from heredoc_lsp.executor.model import RunOptions, RunOutcome, StepResult, StepStatus, short_command
 from heredoc_lsp.executor.script_run import load_config_for, read_document
+from heredoc_lsp.syntax.inbox import parse_inbox
+from heredoc_lsp.syntax.paths import normalize_relative
+from heredoc_lsp.syntax.text import split_lines
 
 if TYPE_CHECKING:
     from heredoc_lsp.config.model import Config
@@ -112,8 +116,6 @@ async def _apply_one(ctx: RunContext, ws: Workspace, index: int, total: int, com
 
 
 def _where(ws: Workspace, path: str) -> str:
-    from heredoc_lsp.syntax.paths import normalize_relative
-
     return str(ws.root / normalize_relative(path))
 
 
@@ -156,10 +158,6 @@ async def apply_reply(
     ctx = RunContext(workspace or reply.absolute().parent, options or RunOptions(), sink, control, run_id)
 
     async def body(ctx: RunContext) -> RunOutcome:
-        from heredoc_lsp.analysis.core import default_workspace
-        from heredoc_lsp.syntax.inbox import parse_inbox
-        from heredoc_lsp.syntax.text import split_lines
-
         cfg = load_config_for(reply, config)
         opts = options or RunOptions.from_config(cfg)
         ctx.options = opts

@@ -7,6 +7,9 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from heredoc_lsp.analysis.core import analyze
+from heredoc_lsp.analysis.decode import decode_document
+from heredoc_lsp.config import ConfigError, config_for_file
 from heredoc_lsp.executor.agent import guard_inbox
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.engine import RunContext, RunRefused, count_summary, drive
@@ -18,6 +21,9 @@ from heredoc_lsp.executor.model import (
     StepResult,
     command_result_text,
 )
+from heredoc_lsp.languages import Language
+from heredoc_lsp.syntax.cli import CliScript, blocks_run
+from heredoc_lsp.syntax.diagnostics import Severity
 
 if TYPE_CHECKING:
     from heredoc_lsp.config.model import Config
@@ -44,7 +50,6 @@ def load_config_for(path: Path, config: Config | None) -> Config:
     """``config`` or the one that applies to ``path`` (a broken config refuses the run with its problems)."""
     if config is not None:
         return config
-    from heredoc_lsp.config import ConfigError, config_for_file
 
     try:
         return config_for_file(path)
@@ -60,7 +65,6 @@ def read_document(path: Path, text: str | None) -> tuple[str, list[Diagnostic]]:
         data = path.read_bytes()
     except OSError as exc:
         raise RunRefused("parse_error", f"cannot read '{path}': {exc.strerror or exc}") from None
-    from heredoc_lsp.analysis.decode import decode_document
 
     decoded = decode_document(data)
     return decoded.text, list(decoded.diagnostics)
@@ -71,9 +75,6 @@ def script_steps(
 ) -> tuple[list[CommandStep], int]:
     """The script's commands as steps; refuses (``parse_error``) a script with any error or a ``possible_heredoc``
     warning (SPEC §2.8). Returns steps, total."""
-    from heredoc_lsp.analysis.core import analyze
-    from heredoc_lsp.languages import Language
-    from heredoc_lsp.syntax.cli import CliScript, blocks_run
 
     source, extra = read_document(path, text)
     analysis = analyze(source, Language.CLI, config, path=path, extra_diagnostics=extra)
@@ -100,7 +101,6 @@ def script_steps(
 
 def _problems(blocking: Collection[Diagnostic]) -> str:
     """``"2 errors"``, ``"1 possible_heredoc warning"``, ``"1 error and 1 possible_heredoc warning"``."""
-    from heredoc_lsp.syntax.diagnostics import Severity
 
     counts: dict[str, int] = {}
     for d in blocking:

@@ -7,13 +7,13 @@ from heredoc_lsp.fixes import heredoc, inbox, params
 from heredoc_lsp.fixes.model import Fix, FixContext
 from heredoc_lsp.fixes.suppress import suppression_fixes
 from heredoc_lsp.languages import Language
+from heredoc_lsp.syntax.cli import CliScript
 from heredoc_lsp.syntax.diagnostics import Diagnostic
 from heredoc_lsp.syntax.params import ParamsBody
 
 
 def _body_of(analysis: Analysis, d: Diagnostic) -> ParamsBody | None:
     """The structured body a diagnostic is in (a ``.cli`` heredoc body, or a stand-alone body)."""
-    from heredoc_lsp.syntax.cli import CliScript
 
     tree = analysis.tree
     if isinstance(tree, ParamsBody):

@@ -17,13 +17,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from heredoc_lsp.analysis.core import Analysis, default_workspace, finish_analysis
+from heredoc_lsp.analysis.workspace import workspace_diagnostics
 from heredoc_lsp.languages import Language
 from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit
+from heredoc_lsp.lsp.incremental import directive_lines, reanalyze_cli
 from heredoc_lsp.lsp.work import WORK
+from heredoc_lsp.syntax.cli import parse_cli
+from heredoc_lsp.syntax.inbox import parse_inbox
+from heredoc_lsp.syntax.outbox import parse_outbox
+from heredoc_lsp.syntax.params import parse_params
 
 if TYPE_CHECKING:
-    # The analysis core and the parsers load on the first check, not at start-up (initialize answers sooner).
-    from heredoc_lsp.analysis.core import Analysis
     from heredoc_lsp.config import Config
     from heredoc_lsp.lsp.server import HeredocLanguageServer
     from heredoc_lsp.syntax.diagnostics import Diagnostic
@@ -119,8 +124,6 @@ def finish(
     has_directive: bool,
 ) -> Analysis:
     """Apply suppressions and build the core's Analysis (the core's own tail of ``analyze``)."""
-    from heredoc_lsp.analysis.core import finish_analysis
-
     return finish_analysis(
         language, lines, tree, found, newline=newline, workspace=workspace, may_have_directives=has_directive
     )
@@ -136,30 +139,18 @@ def analyze_lines(
 ) -> tuple[Analysis, tuple[int, ...]]:
     """The core analysis of already split lines (``analysis.core.analyze`` without joining and re-splitting), and
     the lines that may hold suppression directives (``maybe_directives=False``: known to have none)."""
-    from heredoc_lsp.lsp.incremental import directive_lines
-
     lines = tuple(lines)
     found: list[Diagnostic] = []
     tree: Any
     if language is Language.CLI:
-        from heredoc_lsp.syntax.cli import parse_cli
-
         tree = parse_cli(lines, config.commands, config.compat)
     elif language is Language.INBOX:
-        from heredoc_lsp.syntax.inbox import parse_inbox
-
         tree = parse_inbox(lines)
         if workspace is not None:
-            from heredoc_lsp.analysis.workspace import workspace_diagnostics
-
             found.extend(workspace_diagnostics(tree, workspace))
     elif language is Language.OUTBOX:
-        from heredoc_lsp.syntax.outbox import parse_outbox
-
         tree = parse_outbox(lines)
     else:
-        from heredoc_lsp.syntax.params import parse_params
-
         tree = parse_params(lines, None)
     found.extend(tree.diagnostics)
     directives = directive_lines(lines) if maybe_directives else ()
@@ -208,8 +199,6 @@ class Analyses:
         return self._snapshots.get(DocumentStore.key(uri))
 
     def workspace_for(self, doc: Document, config: Config) -> Path | None:
-        from heredoc_lsp.analysis.core import default_workspace
-
         root = self.server.settings.workspace_root_for(doc.path)
         if root is None and doc.path is not None and doc.language is Language.INBOX:
             root = default_workspace(Path(doc.path), config)
@@ -247,8 +236,6 @@ class Analyses:
             and doc.language is Language.CLI
             and snap.language is Language.CLI
         ):
-            from heredoc_lsp.lsp.incremental import reanalyze_cli
-
             reanalysed = reanalyze_cli(snap.analysis, doc, edit, config, workspace, snap.directives)
             if reanalysed is not None:
                 self.incremental_parses += 1

@@ -4,34 +4,30 @@ The fixes themselves are pure (:mod:`heredoc_lsp.fixes`); this module picks the 
 range, converts the code-point edits to the client's encoding and wraps them as a workspace edit: with
 ``documentChanges`` (versioned) when the client supports it, with ``changes`` otherwise (Neovim 0.10/0.11).
 
-Other features contribute code actions through ``server.code_actions.add_provider(fn, kinds)`` (pygls allows one
-``textDocument/codeAction`` handler): ``fn(params, snapshot)`` returns actions or commands, after the quick fixes.
+pygls allows one ``textDocument/codeAction`` handler: it answers with every feature's
+:meth:`~heredoc_lsp.lsp.feature.Feature.code_actions` in ``FEATURES`` order (the quick fixes are this feature's own)
+and advertises every feature's :meth:`~heredoc_lsp.lsp.feature.Feature.code_action_kinds`.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.capabilities import get_capability
 
+from heredoc_lsp.fixes import Fix, FixContext, Source, fixes_for
 from heredoc_lsp.lsp.diagnostics import to_lsp
+from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import range_to_span, span_to_range
 
 if TYPE_CHECKING:
-    from heredoc_lsp.fixes import Fix
     from heredoc_lsp.lsp.analysis import Snapshot
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
     from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
 
-log = logging.getLogger(__name__)
 
 QUICKFIX = types.CodeActionKind.QuickFix
-
-CodeActionProvider = Callable[[types.CodeActionParams, "Snapshot"], Sequence["types.CodeAction | types.Command"]]
 
 
 def _wants_quickfix(only: list[str] | None) -> bool:
@@ -44,44 +40,34 @@ def _touches(span: Span, request: Span) -> bool:
     return span.start_line <= request.end_line and request.start_line <= span.end_line
 
 
-class CodeActions:
-    def __init__(self, server: HeredocLanguageServer) -> None:
-        self.server = server
-        self.providers: list[CodeActionProvider] = []
-        self._kinds: list[types.CodeActionKind | str] = [QUICKFIX]
-        # The same list object: kinds added later (before initialize) are advertised too.
-        self.options = types.CodeActionOptions(code_action_kinds=self._kinds, resolve_provider=False)
-
-    def add_provider(self, provider: CodeActionProvider, kinds: Sequence[str] = ()) -> None:
-        """Add code actions of another feature (call before ``initialize``, so ``kinds`` are advertised)."""
-        self.providers.append(provider)
+class CodeActions(Feature):
+    def register(self) -> None:
+        server = self.server
         known = {k.value for k in types.CodeActionKind}
-        for kind in kinds:
-            if kind not in self._kinds:
-                self._kinds.append(types.CodeActionKind(kind) if kind in known else kind)
+        kinds: list[types.CodeActionKind | str] = []
+        for feature_kinds in server.each(lambda f: f.code_action_kinds(), "code_action_kinds"):
+            for kind in feature_kinds:
+                if kind not in kinds:
+                    kinds.append(types.CodeActionKind(kind) if kind in known else kind)
+        options = types.CodeActionOptions(code_action_kinds=kinds, resolve_provider=False)
+
+        @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, options)
+        @guarded(server, default=[])
+        def on_code_action(params: types.CodeActionParams) -> list[types.CodeAction | types.Command]:
+            return self.all_actions(params)
 
     def all_actions(self, params: types.CodeActionParams) -> list[types.CodeAction | types.Command]:
-        out: list[types.CodeAction | types.Command] = list(self.actions(params))
-        if self.providers:
-            snap = self.server.analyses.get(params.text_document.uri)
-            if snap is not None:
-                for provider in self.providers:
-                    try:
-                        out.extend(provider(params, snap))
-                    except Exception:
-                        log.exception("code action provider %s failed", getattr(provider, "__qualname__", provider))
-        return out
-
-    def document_changes(self) -> bool:
-        return bool(get_capability(self.server.client_capabilities, "workspace.workspace_edit.document_changes", False))
-
-    def actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
-        from heredoc_lsp.fixes import FixContext, Source, fixes_for
-
-        if not _wants_quickfix(list(params.context.only or [])):
-            return []
         snap = self.server.analyses.get(params.text_document.uri)
         if snap is None:
+            return []
+        found = self.server.each(lambda f: f.code_actions(params, snap), "code_actions")
+        return [action for actions in found for action in actions]
+
+    def code_action_kinds(self) -> Sequence[str]:
+        return (QUICKFIX,)
+
+    def code_actions(self, params: types.CodeActionParams, snap: Snapshot) -> list[types.CodeAction]:
+        if not _wants_quickfix(list(params.context.only or [])):
             return []
         codec = self.server.position_codec
         request = range_to_span(codec, snap.lines, params.range)
@@ -109,7 +95,7 @@ class CodeActions:
         codec = self.server.position_codec
         edits = [types.TextEdit(range=span_to_range(codec, snap.lines, e.span), new_text=e.new_text) for e in fix.edits]
         edit: types.WorkspaceEdit
-        if self.document_changes():
+        if self.server.client.document_changes:
             doc = types.OptionalVersionedTextDocumentIdentifier(uri=snap.uri, version=snap.version)
             edit = types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=doc, edits=list(edits))])
         else:
@@ -121,14 +107,3 @@ class CodeActions:
             edit=edit,
             is_preferred=fix.preferred or None,
         )
-
-
-def register(server: HeredocLanguageServer) -> None:
-
-    feature = CodeActions(server)
-    server.code_actions = feature
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, feature.options)
-    @guarded(server, default=[])
-    def on_code_action(params: types.CodeActionParams) -> list[types.CodeAction | types.Command]:
-        return feature.all_actions(params)

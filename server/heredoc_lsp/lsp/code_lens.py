@@ -5,6 +5,9 @@ While a run goes on, its lens reads ``⏳ running 2.1 s · ■ Cancel`` and canc
 lens at the top that says why (not clickable); each command without an error of its own keeps its ``▶ Run``
 (SPEC §10). Nothing is offered in an untrusted workspace. Lenses are computed from the current snapshot, each
 command carrying the document version the lens was made for, and sent as JSON text kept per target.
+
+:class:`CodeLensFeature` answers ``textDocument/codeLens`` and ``codeLens/resolve`` with every feature's
+:meth:`~heredoc_lsp.lsp.feature.Feature.code_lenses`; the run feature makes its lenses with :class:`LensCache`.
 """
 
 from __future__ import annotations
@@ -17,20 +20,12 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from heredoc_lsp.lsp.analysis import Snapshot
+from heredoc_lsp.lsp.commands import APPLY_REPLY, CANCEL_RUN, RUN_BLOCK, RUN_COMMAND, RUN_SCRIPT, SHOW_RUN_OUTPUT
 from heredoc_lsp.lsp.documents import DocumentStore
+from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import to_client
 from heredoc_lsp.lsp.protocol import Prerendered
-from heredoc_lsp.lsp.run_commands import (
-    APPLY_REPLY,
-    CANCEL_RUN,
-    RUN_BLOCK,
-    RUN_COMMAND,
-    RUN_SCRIPT,
-    SHOW_RUN_OUTPUT,
-    RunFeature,
-    feature_of,
-)
 from heredoc_lsp.lsp.splice import Parts, update
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.runs.state import ActiveRun, TargetResult
@@ -40,6 +35,7 @@ from heredoc_lsp.runs.view import APPLY_REPLY_TITLE, RUN_SCRIPT_TITLE, RUN_TITLE
 if TYPE_CHECKING:
     from pygls.workspace import PositionCodec
 
+    from heredoc_lsp.lsp.run_commands import RunFeature
     from heredoc_lsp.lsp.server import HeredocLanguageServer
 
 # Above this many run targets, lenses are sent without their command (a 100k-line script has 50k of them, 12 MB
@@ -222,31 +218,28 @@ def _line_of(target: RunTarget) -> int:
     return target.line
 
 
-def register(server: HeredocLanguageServer) -> None:
+class CodeLensFeature(Feature):
+    """Every feature's lenses in one answer (``FEATURES`` order)."""
 
-    cache = LensCache(server)
-    server.hooks.closed.append(cache.forget)
+    def register(self) -> None:
+        server = self.server
 
-    @server.feature(types.CODE_LENS_RESOLVE)
-    @guarded(server)
-    def on_resolve(lens: types.CodeLens) -> types.CodeLens | Prerendered:
-        feature = feature_of(server)
-        data = lens.data
-        if feature is None or lens.command is not None or not isinstance(data, list) or len(data) != 4:
-            return lens
-        number, version, line, k = data
-        uri = cache.uris.get(number) if isinstance(number, int) else None
-        snap = server.analyses.get(uri) if uri is not None else None
-        if snap is None or not all(isinstance(x, int) for x in (version, line, k)):
-            return lens
-        text = resolve_lens(feature, snap, version, line, k)
-        return lens if text is None else Prerendered(text)
+        @server.feature(types.CODE_LENS_RESOLVE)
+        @guarded(server)
+        def on_resolve(lens: types.CodeLens) -> types.CodeLens | Prerendered:
+            if lens.command is not None:
+                return lens
+            found = [text for text in server.each(lambda f: f.resolve_code_lens(lens), "resolve_code_lens") if text]
+            return Prerendered(found[0]) if found else lens
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
-    @guarded(server, default=[])
-    def on_code_lens(params: types.CodeLensParams) -> list[types.CodeLens] | Prerendered:
-        feature = feature_of(server)
-        snap = server.analyses.get(params.text_document.uri)
-        if feature is None or snap is None:
-            return []
-        return Prerendered(cache.get(feature, snap))
+        @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
+        @guarded(server, default=[])
+        def on_code_lens(params: types.CodeLensParams) -> list[types.CodeLens] | Prerendered:
+            snap = server.analyses.get(params.text_document.uri)
+            if snap is None:
+                return []
+            found = [text for text in server.each(lambda f: f.code_lenses(snap), "code_lenses") if text]
+            if len(found) == 1:
+                return Prerendered(found[0])
+            items = [text[1:-1] for text in found if text != "[]"]
+            return Prerendered("[" + ",".join(items) + "]")

@@ -11,52 +11,56 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.capabilities import get_capability
 
+from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import from_client, span_to_range
 from heredoc_lsp.navigation.complete import TRIGGER_CHARACTERS, candidates
 
 if TYPE_CHECKING:
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
+    pass
 
 
-def register(server: HeredocLanguageServer) -> None:
+class CompletionFeature(Feature):
+    """textDocument/completion."""
 
-    options = types.CompletionOptions(trigger_characters=list(TRIGGER_CHARACTERS), resolve_provider=False)
+    def register(self) -> None:
+        server = self.server
 
-    @server.feature(types.TEXT_DOCUMENT_COMPLETION, options)
-    @guarded(server)
-    def completion(params: types.CompletionParams) -> types.CompletionList | None:
-        snap = server.analyses.get(params.text_document.uri)
-        if snap is None:
-            return None
-        codec = server.position_codec
-        point = from_client(codec, snap.lines, params.position)
-        found = candidates(snap.language, snap.lines, snap.tree, point, snap.config.commands, snap.analysis.workspace)
-        caps = server.client_capabilities
-        snippets = bool(get_capability(caps, "text_document.completion.completion_item.snippet_support", False))
-        formats = get_capability(caps, "text_document.completion.completion_item.documentation_format", None) or []
-        markdown = types.MarkupKind.Markdown in formats
-        items: list[types.CompletionItem] = []
-        for c in found:
-            use_snippet = snippets and c.snippet is not None
-            text = c.snippet if use_snippet and c.snippet is not None else c.text
-            documentation: str | types.MarkupContent | None = c.documentation
-            if c.documentation and markdown:
-                documentation = types.MarkupContent(kind=types.MarkupKind.Markdown, value=c.documentation)
-            items.append(
-                types.CompletionItem(
-                    label=c.label,
-                    kind=types.CompletionItemKind[c.kind],
-                    detail=c.detail,
-                    documentation=documentation,
-                    sort_text=c.sort,
-                    filter_text=c.filter,
-                    insert_text_format=(
-                        types.InsertTextFormat.Snippet if use_snippet else types.InsertTextFormat.PlainText
-                    ),
-                    text_edit=types.TextEdit(range=span_to_range(codec, snap.lines, c.replace), new_text=text),
-                )
+        options = types.CompletionOptions(trigger_characters=list(TRIGGER_CHARACTERS), resolve_provider=False)
+
+        @server.feature(types.TEXT_DOCUMENT_COMPLETION, options)
+        @guarded(server)
+        def completion(params: types.CompletionParams) -> types.CompletionList | None:
+            snap = server.analyses.get(params.text_document.uri)
+            if snap is None:
+                return None
+            codec = server.position_codec
+            point = from_client(codec, snap.lines, params.position)
+            found = candidates(
+                snap.language, snap.lines, snap.tree, point, snap.config.commands, snap.analysis.workspace
             )
-        return types.CompletionList(is_incomplete=False, items=items)
+            snippets = server.client.completion_snippets
+            markdown = server.client.completion_markdown
+            items: list[types.CompletionItem] = []
+            for c in found:
+                use_snippet = snippets and c.snippet is not None
+                text = c.snippet if use_snippet and c.snippet is not None else c.text
+                documentation: str | types.MarkupContent | None = c.documentation
+                if c.documentation and markdown:
+                    documentation = types.MarkupContent(kind=types.MarkupKind.Markdown, value=c.documentation)
+                items.append(
+                    types.CompletionItem(
+                        label=c.label,
+                        kind=types.CompletionItemKind[c.kind],
+                        detail=c.detail,
+                        documentation=documentation,
+                        sort_text=c.sort,
+                        filter_text=c.filter,
+                        insert_text_format=(
+                            types.InsertTextFormat.Snippet if use_snippet else types.InsertTextFormat.PlainText
+                        ),
+                        text_edit=types.TextEdit(range=span_to_range(codec, snap.lines, c.replace), new_text=text),
+                    )
+                )
+            return types.CompletionList(is_incomplete=False, items=items)

@@ -11,6 +11,10 @@ Modes (``initializationOptions.diagnosticMode``, read once at start-up because c
 Pushes are scheduled after each change and computed from the then-current text, so versions superseded by a
 later change before the work ran are never analysed (the work is dropped). Every push carries the version it was
 computed for. A pull is answered from the current text at request time; the same ``resultId`` means unchanged.
+
+This is the one publisher: a push or a pull report holds the snapshot's diagnostics and every feature's
+:meth:`~heredoc_lsp.lsp.feature.Feature.diagnostics` for the document (e.g. ``run_failed`` from the run feature;
+a feature calls ``server.diagnostics_changed(uri)`` when they change without an edit).
 """
 
 from __future__ import annotations
@@ -19,18 +23,17 @@ import asyncio
 import json
 import logging
 from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from lsprotocol.converters import get_converter
-from pygls.capabilities import get_capability
 
 from heredoc_lsp.lsp.documents import Document, DocumentStore
+from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.positions import span_to_range
 from heredoc_lsp.lsp.protocol import HeredocProtocol, Prerendered
 from heredoc_lsp.lsp.splice import Parts, update
-from heredoc_lsp.lsp.wire import diagnostic_text
+from heredoc_lsp.lsp.wire import SOURCE, diagnostic_text, json_safe
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.rules import RULES, doc_url
 from heredoc_lsp.syntax.diagnostics import Diagnostic
@@ -43,22 +46,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_CONVERTER = get_converter()
-SOURCE = "heredoc-lsp"
 # The editor's link on a diagnostic's code: its entry in docs/rules.md (`heredoc-lsp rule CODE` prints the same).
 _CODE_LINKS = {code: types.CodeDescription(href=url) for code in RULES if (url := doc_url(code)) is not None}
 PULL_IDENTIFIER = "heredoc-lsp"
-
-
-def _json_safe(value: Any) -> Any:
-    """``data`` must survive JSON: keep plain values, lists and string-keyed objects; drop the rest."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, Mapping):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    return str(value)
 
 
 def to_lsp(
@@ -87,13 +77,13 @@ def to_lsp(
         code_description=_CODE_LINKS.get(d.code),
         source=SOURCE,
         related_information=info,
-        data=_json_safe(dict(d.data)) if data and d.data else None,
+        data=json_safe(dict(d.data)) if data and d.data else None,
     )
 
 
-class DiagnosticsFeature:
+class DiagnosticsFeature(Feature):
     def __init__(self, server: HeredocLanguageServer) -> None:
-        self.server = server
+        super().__init__(server)
         self.push = True
         self.pull = False
         self._scheduled: dict[str, None] = {}  # ordered set of URIs waiting for a push
@@ -105,28 +95,18 @@ class DiagnosticsFeature:
         self._data_pull = True
         self.published_versions: dict[str, int | None] = {}
         self._waiting_for_settings = False
-        # Other features' diagnostics for a snapshot (e.g. failed runs), added to every push: a push replaces the
-        # client's whole list for the document, so they must travel together. Call schedule(uri) when they change.
-        self.extra_push_sources: list[Callable[[Snapshot], Sequence[Diagnostic]]] = []
+        # Per document: bumped when other features' diagnostics change without an edit (part of the resultId).
+        self._contributed: dict[str, int] = {}
 
-    # -- wiring ------------------------------------------------------------------------------------------------
-    def register(self) -> None:
-        hooks = self.server.hooks
-        hooks.initialize.append(self._on_initialize)
-        hooks.opened.append(self._on_open)
-        hooks.changed.append(self._on_change)
-        hooks.closed.append(self._on_close)
-        hooks.config_changed.append(self._on_config_changed)
-
-    def _on_initialize(self, params: types.InitializeParams) -> None:
-        caps = params.capabilities
+    # -- lifecycle ---------------------------------------------------------------------------------------------
+    def initialize(self, params: types.InitializeParams) -> None:
+        client = self.server.client
         mode = self.server.settings.diagnostic_mode
-        client_pulls = get_capability(caps, "text_document.diagnostic") is not None
-        self.pull = client_pulls and mode in ("auto", "both")
+        self.pull = client.pull_diagnostics and mode in ("auto", "both")
         self.push = mode in ("push", "both") or not self.pull
-        self._related_push = bool(get_capability(caps, "text_document.publish_diagnostics.related_information", False))
-        self._data_push = bool(get_capability(caps, "text_document.publish_diagnostics.data_support", False))
-        self._related_pull = bool(get_capability(caps, "text_document.diagnostic.related_information", True))
+        self._related_push = client.push_related_information
+        self._data_push = client.push_data
+        self._related_pull = client.pull_related_information
         self._data_pull = True  # DocumentDiagnostic has no data flag; data is part of the Diagnostic type
         log.info("diagnostics: push=%s pull=%s (mode %s)", self.push, self.pull, mode)
         if self.pull:
@@ -140,20 +120,21 @@ class DiagnosticsFeature:
                     await self.server.settings.wait_ready()
                 return self._on_pull(params)
 
-    def _on_open(self, doc: Document) -> None:
+    def opened(self, doc: Document) -> None:
         if self.push:
             self.schedule(doc.uri)
 
-    def _on_change(self, doc: Document) -> None:
+    def changed(self, doc: Document) -> None:
         if self.push:
             self.schedule(doc.uri)
 
     def _is_config(self, doc: Document) -> bool:
         return doc.language is None and self.server.settings.is_config_file(doc.path)
 
-    def _on_close(self, uri: str) -> None:
+    def closed(self, uri: str) -> None:
         key = DocumentStore.key(uri)
         self._scheduled.pop(key, None)
+        self._contributed.pop(key, None)
         for variant in [k for k in self._parts if k[0] == key]:
             del self._parts[variant]
         # Clear what was pushed for it (nothing to clear for a document never published, or never opened).
@@ -161,13 +142,21 @@ class DiagnosticsFeature:
             del self.published_versions[key]
             self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
-    def _on_config_changed(self) -> None:
+    def config_changed(self) -> None:
         if self.push:
             for doc in self.server.documents:
                 self.schedule(doc.uri)
-        if self.pull and get_capability(
-            self.server.client_capabilities, "workspace.diagnostics.refresh_support", False
-        ):
+        self._refresh_pulls()
+
+    def diagnostics_changed(self, uri: str) -> None:
+        key = DocumentStore.key(uri)
+        self._contributed[key] = self._contributed.get(key, 0) + 1
+        if self.push:
+            self.schedule(uri)
+        self._refresh_pulls()
+
+    def _refresh_pulls(self) -> None:
+        if self.pull and self.server.client.diagnostics_refresh and self.server.protocol.writer is not None:
             try:
                 self.server.workspace_diagnostic_refresh(None)
             except Exception as exc:
@@ -224,19 +213,7 @@ class DiagnosticsFeature:
         if snap is not None:
             if snap.revision != doc.revision:
                 return  # superseded while it was computed: the newer version is scheduled
-            texts = self.json_diagnostics(snap, related=self._related_push, data=self._data_push).values
-            extras = [d for source in self.extra_push_sources for d in self._extra(source, snap)]
-            if extras:
-                codec = self.server.position_codec
-                texts = [
-                    *texts,
-                    *(
-                        diagnostic_json(
-                            to_lsp(snap.uri, snap.lines, codec, d, related=self._related_push, data=self._data_push)
-                        )
-                        for d in extras
-                    ),
-                ]
+            texts = self.merged(snap, related=self._related_push, data=self._data_push)
         if self.server.protocol.writer is None:
             return
         if not texts and key not in self.published_versions and not self.push:
@@ -247,14 +224,6 @@ class DiagnosticsFeature:
         assert isinstance(protocol, HeredocProtocol)
         protocol.notify_prerendered(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, Prerendered(params))
 
-    @staticmethod
-    def _extra(source: Callable[[Snapshot], Sequence[Diagnostic]], snap: Snapshot) -> Sequence[Diagnostic]:
-        try:
-            return source(snap)
-        except Exception:
-            log.exception("an extra diagnostics source failed")
-            return ()
-
     # -- pull --------------------------------------------------------------------------------------------------
     def _on_pull(self, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport | Prerendered:
         uri = params.text_document.uri
@@ -263,13 +232,30 @@ class DiagnosticsFeature:
             doc = self.server.documents.get(uri)
             items = self.server.settings.open_config_diagnostics(doc) if doc and self._is_config(doc) else []
             return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=None)
-        result_id = str(snap.serial)
+        result_id = f"{snap.serial}.{self._contributed.get(DocumentStore.key(uri), 0)}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-        texts = self.json_diagnostics(snap, related=self._related_pull, data=self._data_pull).values
+        texts = self.merged(snap, related=self._related_pull, data=self._data_pull)
         return Prerendered(f'{{"kind":"full","resultId":{json.dumps(result_id)},"items":[{",".join(texts)}]}}')
 
     # -- conversion --------------------------------------------------------------------------------------------
+    def merged(self, snap: Snapshot, *, related: bool, data: bool) -> list[str]:
+        """The JSON texts of the snapshot's diagnostics followed by every feature's (a push replaces the client's
+        whole list for the document, so they travel together)."""
+        texts = self.json_diagnostics(snap, related=related, data=data).values
+        found = self.server.each(lambda f: f.diagnostics(snap), "diagnostics")
+        if not any(found):
+            return texts
+        codec = self.server.position_codec
+        return [
+            *texts,
+            *(
+                diagnostic_text(snap.uri, snap.lines, codec, d, related=related, data=data)
+                for contributed in found
+                for d in contributed
+            ),
+        ]
+
     def json_diagnostics(self, snap: Snapshot, *, related: bool = True, data: bool = True) -> Parts[str]:
         """The snapshot's diagnostics in LSP form, as JSON texts: after an edit, only the diagnostics of the
         re-parsed items are converted again (:mod:`heredoc_lsp.lsp.splice`)."""
@@ -299,14 +285,3 @@ def _first_at(found: Sequence[Diagnostic], line: int, lo: int = 0) -> int:
 
 def _start_line(d: Diagnostic) -> int:
     return d.span.start_line
-
-
-def diagnostic_json(d: types.Diagnostic) -> str:
-    """One LSP diagnostic as JSON text."""
-    return json.dumps(_CONVERTER.unstructure(d, types.Diagnostic), separators=(",", ":"))
-
-
-def register(server: HeredocLanguageServer) -> None:
-    feature = DiagnosticsFeature(server)
-    server.diagnostics_feature = feature
-    feature.register()

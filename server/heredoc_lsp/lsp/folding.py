@@ -12,9 +12,9 @@ import json
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.capabilities import get_capability
 
 from heredoc_lsp.lsp.analysis import Snapshot
+from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.protocol import Prerendered
 from heredoc_lsp.lsp.splice import Parts, update
@@ -41,60 +41,64 @@ def biggest(found: list[Fold], limit: int) -> list[Fold]:
     return sorted(sorted(found, key=lambda f: f.start - f.end)[:limit], key=lambda f: (f.start, -f.end))
 
 
-def register(server: HeredocLanguageServer) -> None:
+class FoldingFeature(Feature):
+    """textDocument/foldingRange."""
 
-    parts: dict[str, Parts[tuple[Fold, str]]] = {}
+    def __init__(self, server: HeredocLanguageServer) -> None:
+        super().__init__(server)
+        self.parts: dict[str, Parts[tuple[Fold, str]]] = {}
 
-    def forget(uri: str) -> None:
-        parts.pop(uri, None)
+    def closed(self, uri: str) -> None:
+        self.parts.pop(uri, None)
 
-    server.hooks.closed.append(forget)
+    def register(self) -> None:
+        server = self.server
+        parts = self.parts
 
-    def cli_parts(snap: Snapshot, collapsed: bool) -> Parts[tuple[Fold, str]]:
-        script = snap.tree
-        assert isinstance(script, CliScript)
-        lines = snap.lines
+        def cli_parts(snap: Snapshot, collapsed: bool) -> Parts[tuple[Fold, str]]:
+            script = snap.tree
+            assert isinstance(script, CliScript)
+            lines = snap.lines
 
-        def build(first: int, stop: int | None) -> tuple[list[int], list[tuple[Fold, str]]]:
-            found = cli_folds(lines, script, first, stop)
+            def build(first: int, stop: int | None) -> tuple[list[int], list[tuple[Fold, str]]]:
+                found = cli_folds(lines, script, first, stop)
+                WORK["folds"] += len(found)
+                return [f.start for f in found], [(f, fold_json(f, collapsed)) for f in found]
+
+            previous = parts.get(snap.uri)
+            changed = None if previous is None else server.analyses.changes_since(snap, previous.serial)
+            if changed is not None:
+                first, stop = comment_run_bounds(lines, changed.start, None if changed.delta else changed.stop)
+                changed = type(changed)(changed.since, first, len(lines) if stop is None else stop, changed.delta)
+            done = parts[snap.uri] = update(previous, snap.serial, changed, build)
+            return done
+
+        @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
+        @guarded(server)
+        def folding_range(params: types.FoldingRangeParams) -> list[types.FoldingRange] | Prerendered | None:
+            snap = server.analyses.get(params.text_document.uri)
+            if snap is None:
+                return None
+            collapsed = server.client.folding_collapsed_text
+            limit = server.client.folding_range_limit
+            if isinstance(snap.tree, CliScript):
+                done = cli_parts(snap, collapsed)
+                entries = done.values
+                if limit is not None and len(entries) > limit:
+                    texts = {id(f): text for f, text in entries}
+                    kept = biggest([f for f, _ in entries], limit)
+                    return Prerendered("[" + ",".join(texts[id(f)] for f in kept) + "]")
+                return Prerendered("[" + ",".join(text for _, text in entries) + "]")
+            found = folds(snap.language, snap.lines, snap.tree)
             WORK["folds"] += len(found)
-            return [f.start for f in found], [(f, fold_json(f, collapsed)) for f in found]
-
-        previous = parts.get(snap.uri)
-        changed = None if previous is None else server.analyses.changes_since(snap, previous.serial)
-        if changed is not None:
-            first, stop = comment_run_bounds(lines, changed.start, None if changed.delta else changed.stop)
-            changed = type(changed)(changed.since, first, len(lines) if stop is None else stop, changed.delta)
-        done = parts[snap.uri] = update(previous, snap.serial, changed, build)
-        return done
-
-    @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
-    @guarded(server)
-    def folding_range(params: types.FoldingRangeParams) -> list[types.FoldingRange] | Prerendered | None:
-        snap = server.analyses.get(params.text_document.uri)
-        if snap is None:
-            return None
-        caps = server.client_capabilities
-        collapsed = bool(get_capability(caps, "text_document.folding_range.folding_range.collapsed_text", False))
-        limit = get_capability(caps, "text_document.folding_range.range_limit", None)
-        if isinstance(snap.tree, CliScript):
-            done = cli_parts(snap, collapsed)
-            entries = done.values
-            if limit is not None and len(entries) > limit:
-                texts = {id(f): text for f, text in entries}
-                kept = biggest([f for f, _ in entries], limit)
-                return Prerendered("[" + ",".join(texts[id(f)] for f in kept) + "]")
-            return Prerendered("[" + ",".join(text for _, text in entries) + "]")
-        found = folds(snap.language, snap.lines, snap.tree)
-        WORK["folds"] += len(found)
-        if limit is not None:
-            found = biggest(found, limit)
-        return [
-            types.FoldingRange(
-                start_line=f.start,
-                end_line=f.end,
-                kind=_KINDS[f.kind],
-                collapsed_text=f.label if collapsed and f.label else None,
-            )
-            for f in found
-        ]
+            if limit is not None:
+                found = biggest(found, limit)
+            return [
+                types.FoldingRange(
+                    start_line=f.start,
+                    end_line=f.end,
+                    kind=_KINDS[f.kind],
+                    collapsed_text=f.label if collapsed and f.label else None,
+                )
+                for f in found
+            ]

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.capabilities import get_capability
 
 from heredoc_lsp.languages import Language
+from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import from_client, span_to_range
 from heredoc_lsp.navigation.locate import AttrTarget, MarkerTarget, TagTarget, target_at
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
     from pygls.workspace import PositionCodec
 
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
 
 Definition = list[types.Location] | list[types.LocationLink]
 
@@ -75,56 +74,59 @@ def _answer(
     return [types.Location(uri=uri, range=target_range)]
 
 
-def register(server: HeredocLanguageServer) -> None:
+class LinksFeature(Feature):
+    """textDocument/documentLink and textDocument/definition."""
 
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK, types.DocumentLinkOptions(resolve_provider=False))
-    @guarded(server)
-    def document_link(params: types.DocumentLinkParams) -> list[types.DocumentLink] | None:
-        snap = server.analyses.get(params.text_document.uri)
-        if snap is None or snap.language is not Language.INBOX or not isinstance(snap.tree, InboxReply):
-            return None
-        codec = server.position_codec
-        caps = server.client_capabilities
-        tooltips = bool(get_capability(caps, "text_document.document_link.tooltip_support", False))
-        return [
-            types.DocumentLink(
-                range=span_to_range(codec, snap.lines, span),
-                target=target.as_uri(),
-                tooltip=(f"Open {target}" if exists else f"{target} (does not exist yet)") if tooltips else None,
-            )
-            for span, target, exists in path_links(snap.tree, snap.analysis.workspace)
-        ]
+    def register(self) -> None:
+        server = self.server
 
-    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    @guarded(server)
-    def definition(params: types.DefinitionParams) -> Definition | None:
-        snap = server.analyses.get(params.text_document.uri)
-        if snap is None:
+        @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK, types.DocumentLinkOptions(resolve_provider=False))
+        @guarded(server)
+        def document_link(params: types.DocumentLinkParams) -> list[types.DocumentLink] | None:
+            snap = server.analyses.get(params.text_document.uri)
+            if snap is None or snap.language is not Language.INBOX or not isinstance(snap.tree, InboxReply):
+                return None
+            codec = server.position_codec
+            tooltips = server.client.link_tooltips
+            return [
+                types.DocumentLink(
+                    range=span_to_range(codec, snap.lines, span),
+                    target=target.as_uri(),
+                    tooltip=(f"Open {target}" if exists else f"{target} (does not exist yet)") if tooltips else None,
+                )
+                for span, target, exists in path_links(snap.tree, snap.analysis.workspace)
+            ]
+
+        @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+        @guarded(server)
+        def definition(params: types.DefinitionParams) -> Definition | None:
+            snap = server.analyses.get(params.text_document.uri)
+            if snap is None:
+                return None
+            codec = server.position_codec
+            lines = snap.lines
+            point = from_client(codec, lines, params.position)
+            target = target_at(snap.language, lines, snap.tree, point)
+            links = server.client.definition_links
+            if isinstance(target, MarkerTarget):
+                h = target.heredoc
+                if target.role == "terminator":
+                    return _answer(codec, lines, target.span, snap.uri, h.marker_span, lines, links)
+                if h.terminator_span is None:
+                    return None
+                return _answer(codec, lines, h.marker_span, snap.uri, h.terminator_span, lines, links)
+            if isinstance(target, TagTarget):
+                c = target.command
+                if target.role == "closer":
+                    return _answer(codec, lines, target.span, snap.uri, c.tag_span, lines, links)
+                if c.close_span is None:
+                    return None
+                return _answer(codec, lines, c.name_span, snap.uri, c.close_span, lines, links)
+            if isinstance(target, AttrTarget) and target.part == "value" and target.attr.name == "path":
+                if target.command.name not in PATH_COMMANDS:
+                    return None
+                r = resolve(snap.analysis.workspace, target.attr.value)
+                if r.location is None or not r.exists or r.is_dir:
+                    return None
+                return _answer(codec, lines, target.span, r.location.as_uri(), Span(0, 0, 0, 0), None, links)
             return None
-        codec = server.position_codec
-        lines = snap.lines
-        point = from_client(codec, lines, params.position)
-        target = target_at(snap.language, lines, snap.tree, point)
-        links = bool(get_capability(server.client_capabilities, "text_document.definition.link_support", False))
-        if isinstance(target, MarkerTarget):
-            h = target.heredoc
-            if target.role == "terminator":
-                return _answer(codec, lines, target.span, snap.uri, h.marker_span, lines, links)
-            if h.terminator_span is None:
-                return None
-            return _answer(codec, lines, h.marker_span, snap.uri, h.terminator_span, lines, links)
-        if isinstance(target, TagTarget):
-            c = target.command
-            if target.role == "closer":
-                return _answer(codec, lines, target.span, snap.uri, c.tag_span, lines, links)
-            if c.close_span is None:
-                return None
-            return _answer(codec, lines, c.name_span, snap.uri, c.close_span, lines, links)
-        if isinstance(target, AttrTarget) and target.part == "value" and target.attr.name == "path":
-            if target.command.name not in PATH_COMMANDS:
-                return None
-            r = resolve(snap.analysis.workspace, target.attr.value)
-            if r.location is None or not r.exists or r.is_dir:
-                return None
-            return _answer(codec, lines, target.span, r.location.as_uri(), Span(0, 0, 0, 0), None, links)
-        return None

@@ -28,6 +28,7 @@ import sys
 import threading
 from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
@@ -150,8 +151,6 @@ class HeredocProtocol(LanguageServerProtocol):
 
     def _expose(self, doc: Document) -> None:
         # pygls keys its documents by the percent-decoded URI; a private dict, but the only way to hand it a view.
-        from urllib.parse import unquote
-
         self.workspace._text_documents[unquote(doc.uri)] = DocumentView(doc, self)
 
     # -- prerendered answers ------------------------------------------------------------------------------------

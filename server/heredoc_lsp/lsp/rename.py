@@ -12,16 +12,15 @@ import logging
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
 
+from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.positions import from_client, span_to_range
 from heredoc_lsp.navigation.locate import MarkerTarget, target_at
 from heredoc_lsp.navigation.markers import NOT_A_MARKER, RenameRefused, check_prepare, rename_edits
 
 if TYPE_CHECKING:
     from heredoc_lsp.lsp.analysis import Snapshot
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
     from heredoc_lsp.navigation.locate import Point
 
 log = logging.getLogger(__name__)
@@ -40,44 +39,51 @@ def marker_target(snap: Snapshot, point: Point) -> MarkerTarget:
     return target
 
 
-def register(server: HeredocLanguageServer) -> None:
-    options = types.RenameOptions(prepare_provider=True)
+class RenameFeature(Feature):
+    """textDocument/prepareRename and textDocument/rename."""
 
-    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
-    def prepare_rename(params: types.PrepareRenameParams) -> types.PrepareRenamePlaceholder | None:
-        snap = server.analyses.get(params.text_document.uri)
-        if snap is None:
-            return None
-        codec = server.position_codec
-        try:
-            target = marker_target(snap, from_client(codec, snap.lines, params.position))
-        except RenameRefused as exc:
-            raise refused(str(exc)) from None
-        except Exception as exc:
-            log.exception("prepareRename failed")
-            raise refused("heredoc-lsp: internal error in prepareRename; see the server log") from exc
-        return types.PrepareRenamePlaceholder(
-            range=span_to_range(codec, snap.lines, target.span), placeholder=target.heredoc.marker
-        )
+    def register(self) -> None:
+        server = self.server
 
-    @server.feature(types.TEXT_DOCUMENT_RENAME, options)
-    def rename(params: types.RenameParams) -> types.WorkspaceEdit | None:
-        snap = server.analyses.get(params.text_document.uri)
-        if snap is None:
-            return None
-        codec = server.position_codec
-        try:
-            target = marker_target(snap, from_client(codec, snap.lines, params.position))
-            edits = rename_edits(target.heredoc, params.new_name)
-        except RenameRefused as exc:
-            raise refused(str(exc)) from None
-        except Exception as exc:
-            log.exception("rename failed")
-            raise refused("heredoc-lsp: internal error in rename; see the server log") from exc
-        text_edits = [types.TextEdit(range=span_to_range(codec, snap.lines, s), new_text=t) for s, t in edits]
-        if get_capability(server.client_capabilities, "workspace.workspace_edit.document_changes", False):
-            document = types.OptionalVersionedTextDocumentIdentifier(uri=params.text_document.uri, version=snap.version)
-            return types.WorkspaceEdit(
-                document_changes=[types.TextDocumentEdit(text_document=document, edits=text_edits)]
+        options = types.RenameOptions(prepare_provider=True)
+
+        @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+        def prepare_rename(params: types.PrepareRenameParams) -> types.PrepareRenamePlaceholder | None:
+            snap = server.analyses.get(params.text_document.uri)
+            if snap is None:
+                return None
+            codec = server.position_codec
+            try:
+                target = marker_target(snap, from_client(codec, snap.lines, params.position))
+            except RenameRefused as exc:
+                raise refused(str(exc)) from None
+            except Exception as exc:
+                log.exception("prepareRename failed")
+                raise refused("heredoc-lsp: internal error in prepareRename; see the server log") from exc
+            return types.PrepareRenamePlaceholder(
+                range=span_to_range(codec, snap.lines, target.span), placeholder=target.heredoc.marker
             )
-        return types.WorkspaceEdit(changes={params.text_document.uri: text_edits})
+
+        @server.feature(types.TEXT_DOCUMENT_RENAME, options)
+        def rename(params: types.RenameParams) -> types.WorkspaceEdit | None:
+            snap = server.analyses.get(params.text_document.uri)
+            if snap is None:
+                return None
+            codec = server.position_codec
+            try:
+                target = marker_target(snap, from_client(codec, snap.lines, params.position))
+                edits = rename_edits(target.heredoc, params.new_name)
+            except RenameRefused as exc:
+                raise refused(str(exc)) from None
+            except Exception as exc:
+                log.exception("rename failed")
+                raise refused("heredoc-lsp: internal error in rename; see the server log") from exc
+            text_edits = [types.TextEdit(range=span_to_range(codec, snap.lines, s), new_text=t) for s, t in edits]
+            if server.client.document_changes:
+                document = types.OptionalVersionedTextDocumentIdentifier(
+                    uri=params.text_document.uri, version=snap.version
+                )
+                return types.WorkspaceEdit(
+                    document_changes=[types.TextDocumentEdit(text_document=document, edits=text_edits)]
+                )
+            return types.WorkspaceEdit(changes={params.text_document.uri: text_edits})

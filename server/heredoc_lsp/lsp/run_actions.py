@@ -1,9 +1,9 @@
 """Run code actions at the cursor (kind ``heredoc.run``): the same entry points as the lenses.
 
-Registered through the quick-fix module's provider hook (``server.code_actions.add_provider``), since pygls allows
-one ``textDocument/codeAction`` handler. Offered: run the command or ``[RUN_COMMAND]`` block under the cursor, run
-the whole script / apply the whole reply, cancel a run of that target, open the last run's output. Nothing in an
-untrusted workspace, nothing runnable when errors would make the run refuse.
+The run feature's :meth:`~heredoc_lsp.lsp.feature.Feature.code_actions` contribution. Offered: run the command or
+``[RUN_COMMAND]`` block under the cursor, run the whole script / apply the whole reply, cancel a run of that target,
+open the last run's output. Nothing in an untrusted workspace, nothing runnable when errors would make the run
+refuse.
 """
 
 from __future__ import annotations
@@ -13,19 +13,11 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from heredoc_lsp.lsp.analysis import Snapshot
-from heredoc_lsp.lsp.run_commands import (
-    APPLY_REPLY,
-    CANCEL_RUN,
-    RUN_BLOCK,
-    RUN_COMMAND,
-    RUN_SCRIPT,
-    SHOW_RUN_OUTPUT,
-    feature_of,
-)
+from heredoc_lsp.lsp.commands import APPLY_REPLY, CANCEL_RUN, RUN_BLOCK, RUN_COMMAND, RUN_SCRIPT, SHOW_RUN_OUTPUT
 from heredoc_lsp.runs.targets import target_at
 
 if TYPE_CHECKING:
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
+    from heredoc_lsp.lsp.run_commands import RunFeature
 
 RUN_KIND = "heredoc.run"
 
@@ -45,12 +37,9 @@ def _action(title: str, command: str, argument: dict[str, Any]) -> types.CodeAct
     )
 
 
-def run_code_actions(
-    server: HeredocLanguageServer, snap: Snapshot, params: types.CodeActionParams
-) -> list[types.CodeAction]:
-    """The run actions for the cursor position of ``params`` (pure given the server's run state)."""
-    feature = feature_of(server)
-    if feature is None or not feature.gate.trusted() or not wants_run_actions(list(params.context.only or [])):
+def run_code_actions(feature: RunFeature, snap: Snapshot, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """The run actions for the cursor position of ``params`` (pure given the feature's run state)."""
+    if not feature.gate.trusted() or not wants_run_actions(list(params.context.only or [])):
         return []
     targets = feature.targets(snap)
     if not targets:
@@ -83,15 +72,3 @@ def run_code_actions(
             else:
                 out.append(_action(f"▶ Apply reply {name} ({whole.label})", APPLY_REPLY, base))
     return out
-
-
-def register(server: HeredocLanguageServer) -> None:
-    """Add the run actions to the code action handler (call before ``initialize``)."""
-    actions = server.code_actions
-    if actions is None:
-        return
-
-    def provider(params: types.CodeActionParams, snap: Snapshot) -> list[types.CodeAction]:
-        return run_code_actions(server, snap, params)
-
-    actions.add_provider(provider, [RUN_KIND])

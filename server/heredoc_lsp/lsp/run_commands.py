@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -38,12 +39,30 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.capabilities import get_capability
 
+from heredoc_lsp.executor.control import RunControl
+from heredoc_lsp.executor.events import ARTIFACT, PROGRESS, QUESTION, RunEvent, new_id
+from heredoc_lsp.executor.model import RunOutcome, StepResult
+from heredoc_lsp.executor.sandbox import UNISOLATED_NOTE
 from heredoc_lsp.languages import Language
 from heredoc_lsp.lsp.analysis import Snapshot
+from heredoc_lsp.lsp.code_lens import LensCache, resolve_lens
+from heredoc_lsp.lsp.commands import (
+    ALL_COMMANDS,
+    APPLY_REPLY,
+    CANCEL_RUN,
+    RUN_BLOCK,
+    RUN_COMMAND,
+    RUN_SCRIPT,
+    SHOW_RUN_OUTPUT,
+)
 from heredoc_lsp.lsp.documents import Document, DocumentStore
+from heredoc_lsp.lsp.feature import Feature, HoverPart
+from heredoc_lsp.lsp.run_actions import RUN_KIND, run_code_actions
+from heredoc_lsp.lsp.run_exec import RunJob, command_text, document_text, execute
 from heredoc_lsp.lsp.run_gate import UNTRUSTED_MESSAGE, RunGate
+from heredoc_lsp.lsp.run_hover import run_hover_markdown
+from heredoc_lsp.lsp.run_log import RunLog
 from heredoc_lsp.lsp.run_progress import RunProgress
 from heredoc_lsp.lsp.splice import Parts, update
 from heredoc_lsp.lsp.work import WORK
@@ -61,27 +80,14 @@ from heredoc_lsp.runs.targets import (
 from heredoc_lsp.runs.view import result_diagnostics, result_title
 from heredoc_lsp.syntax.cli import CliScript
 from heredoc_lsp.syntax.diagnostics import Diagnostic
+from heredoc_lsp.syntax.paths import normalize_relative
 
 if TYPE_CHECKING:
-    # The executor (and the run log and job modules that use it) load when the first run starts: importing the
-    # whole executor package costs more than the rest of the server's start-up.
-    from heredoc_lsp.executor.control import RunControl
-    from heredoc_lsp.executor.events import RunEvent
-    from heredoc_lsp.executor.model import RunOutcome, StepResult
-    from heredoc_lsp.lsp.run_log import RunLog
     from heredoc_lsp.lsp.server import HeredocLanguageServer
 
 log = logging.getLogger(__name__)
 
-RUN_COMMAND = "heredoc-lsp.runCommand"
-RUN_SCRIPT = "heredoc-lsp.runScript"
-APPLY_REPLY = "heredoc-lsp.applyReply"
-RUN_BLOCK = "heredoc-lsp.runBlock"
-CANCEL_RUN = "heredoc-lsp.cancelRun"
-SHOW_RUN_OUTPUT = "heredoc-lsp.showRunOutput"
-ALL_COMMANDS: tuple[str, ...] = (RUN_COMMAND, RUN_SCRIPT, APPLY_REPLY, RUN_BLOCK, CANCEL_RUN, SHOW_RUN_OUTPUT)
 STDERR_TAIL_CHARS = 4000
-_FEATURE_ATTR = "_heredoc_run_feature"
 
 
 class Refused(Exception):
@@ -110,19 +116,20 @@ def parse_args(command: str, args: Sequence[Any], need_line: bool) -> RunArgs:
     return RunArgs(uri, version, line if need_line else None)
 
 
-class RunFeature:
-    """Run requests, their progress, their results, and the views that read them (lenses, hover, diagnostics)."""
+class RunFeature(Feature):
+    """Run requests, their progress, their results, and the views that read them (lenses, code actions, hover,
+    ``run_failed`` diagnostics)."""
 
     def __init__(self, server: HeredocLanguageServer) -> None:
-        self.server = server
+        super().__init__(server)
         self.state = RunState()
         self.gate = RunGate(server)
+        self.lenses = LensCache(server)
         self._targets: dict[str, tuple[int, list[RunTarget]]] = {}
         # Per .cli document: its command targets and how often each content occurs (kept across edits).
         self._commands: dict[str, tuple[Parts[RunTarget], Counter[TargetKey]]] = {}
         self._logs: dict[str, Path] = {}  # run id -> log
         self._files: dict[str, set[Path]] = {}  # run id -> files its reply commands created, edited or read
-        self.listeners: list[Callable[[str], None]] = []  # called with a URI when its run views changed
         self._tasks: set[asyncio.Task[Any]] = set()
         self._requests: set[Any] = set()  # the futures of run requests in progress (pygls keeps them by id)
         self.closing = False  # after shutdown nothing more is sent to the client
@@ -196,15 +203,37 @@ class RunFeature:
             return []  # no run target is built for a document that never ran (every push asks)
         return [(t, r) for t in self.targets(snap) if (r := self.state.result(snap.uri, t.key)) is not None]
 
+    # -- contributions -----------------------------------------------------------------------------------------
     def diagnostics(self, snap: Snapshot) -> list[Diagnostic]:
-        """Information diagnostics for the failed commands of the document's current text."""
+        """Information diagnostics (``run_failed``) for the failed commands of the document's current text."""
         return result_diagnostics(self.results(snap))
+
+    def code_action_kinds(self) -> Sequence[str]:
+        return (RUN_KIND,)
+
+    def code_actions(self, params: types.CodeActionParams, snap: Snapshot) -> list[types.CodeAction]:
+        return run_code_actions(self, snap, params)
+
+    def hover(self, snap: Snapshot, position: types.Position) -> str | HoverPart | None:
+        return run_hover_markdown(self, snap, position)
+
+    def code_lenses(self, snap: Snapshot) -> str:
+        return self.lenses.get(self, snap)
+
+    def resolve_code_lens(self, lens: types.CodeLens) -> str | None:
+        data = lens.data
+        if not isinstance(data, list) or len(data) != 4:
+            return None
+        number, version, line, k = data
+        uri = self.lenses.uris.get(number) if isinstance(number, int) else None
+        snap = self.server.analyses.get(uri) if uri is not None else None
+        if snap is None or not all(isinstance(x, int) for x in (version, line, k)):
+            return None
+        return resolve_lens(self, snap, version, line, k)
 
     # -- wiring ------------------------------------------------------------------------------------------------
     def register(self) -> None:
         server = self.server
-        server.hooks.closed.append(self._on_close)
-        server.hooks.shutdown.append(self._on_shutdown)
         for name in ALL_COMMANDS:
             server.command(name)(self._handler(name))
 
@@ -215,7 +244,7 @@ class RunFeature:
         handler.__name__ = f"command_{name.rsplit('.', 1)[-1]}"
         return handler
 
-    def _on_shutdown(self) -> None:
+    def shutdown(self) -> None:
         # Runs end with the server: their process trees are killed by the executor's cancel. The run requests are
         # answered (cancelled) here, before pygls' own shutdown cancels pending requests: its loop over them
         # breaks when a cancelled executeCommand removes itself from the dict it iterates (pygls 2.1.1).
@@ -227,10 +256,11 @@ class RunFeature:
                 future.cancel()
         self._requests.clear()
 
-    def _on_close(self, uri: str) -> None:
+    def closed(self, uri: str) -> None:
         key = DocumentStore.key(uri)
         self._targets.pop(key, None)
         self._commands.pop(key, None)
+        self.lenses.forget(uri)
         self.state.forget(uri)
 
     # -- the commands --------------------------------------------------------------------------------------------
@@ -295,8 +325,6 @@ class RunFeature:
         workspace = self._workspace(doc, snap)
         where = doc.path.rsplit("/", 1)[-1] if doc.path else doc.uri
         question = self._question(target, where, workspace, snap)
-        from heredoc_lsp.executor.control import RunControl
-
         control = RunControl()
         request = self._watch_request(control)
         try:
@@ -384,10 +412,6 @@ class RunFeature:
     async def _start(
         self, doc: Document, snap: Snapshot, target: RunTarget, workspace: Path, control: RunControl
     ) -> dict[str, Any]:
-        from heredoc_lsp.executor.events import new_id
-        from heredoc_lsp.lsp.run_exec import RunJob, command_text, document_text, execute
-        from heredoc_lsp.lsp.run_log import RunLog
-
         server = self.server
         run_id = new_id("run")
         targets = self.targets(snap)
@@ -461,7 +485,7 @@ class RunFeature:
                 progress.end(_end_message(outcome))
             else:
                 progress.end("ended")
-            self._changed(doc.uri)
+            self._changed(doc.uri, results=True)
         self._announce(doc, target, outcome, log_file.path)
         return {
             "status": outcome.status,
@@ -577,17 +601,13 @@ class RunFeature:
             self._spawn(self._show_document(outcome.outbox))
 
     # -- client notifications --------------------------------------------------------------------------------------
-    def _changed(self, uri: str) -> None:
-        """Run views of ``uri`` changed: refresh lenses, the result diagnostics and whoever listens."""
+    def _changed(self, uri: str, results: bool = False) -> None:
+        """Run views of ``uri`` changed (``results``: its results too): refresh lenses and diagnostics."""
         if self.closing:
             return
-        for listener in list(self.listeners):
-            try:
-                listener(uri)
-            except Exception:
-                log.exception("run listener failed")
-        caps = self.server.client_capabilities
-        if get_capability(caps, "workspace.code_lens.refresh_support", False):
+        if results:
+            self.server.diagnostics_changed(uri)
+        if self.server.client.code_lens_refresh:
             self._spawn(self._refresh_lenses())
 
     async def _refresh_lenses(self) -> None:
@@ -605,7 +625,7 @@ class RunFeature:
             log.debug("window/showMessage failed: %s", exc)
 
     async def _show_document(self, path: Path) -> None:
-        if not get_capability(self.server.client_capabilities, "window.show_document.support", False):
+        if not self.server.client.show_document:
             self.server.log_to_client(f"heredoc-lsp: open {path}", types.MessageType.Info)
             return
         try:
@@ -640,8 +660,6 @@ class _Collector:
         self._began = run.started
 
     def elapsed(self) -> float:
-        import time
-
         return time.monotonic() - self._began
 
     def stderr_of(self, index: int) -> str:
@@ -654,10 +672,6 @@ class _Collector:
             self._handle(event)
 
     def _handle(self, event: RunEvent) -> None:
-        # start-up: the executor is imported when the first run starts, never at server start (measured).
-        from heredoc_lsp.executor.events import ARTIFACT, PROGRESS, QUESTION
-        from heredoc_lsp.executor.sandbox import UNISOLATED_NOTE
-
         self.log_file.feed(event)
         p = event.payload
         if event.type == PROGRESS:
@@ -757,27 +771,7 @@ def _touched_file(step: StepResult, workspace: Path) -> Path | None:
     """The file a successful CREATE_FILE / EDIT_FILE / READ_FILE worked on (absolute), else None."""
     if step.kind not in FILE_STEPS or not step.ok or not step.path:
         return None
-    from heredoc_lsp.syntax.paths import normalize_relative
-
     try:
         return workspace / normalize_relative(step.path)
     except ValueError:
         return None
-
-
-def feature_of(server: HeredocLanguageServer) -> RunFeature | None:
-    """The run feature registered on ``server`` (None before :func:`register`)."""
-    found = getattr(server, _FEATURE_ATTR, None)
-    return found if isinstance(found, RunFeature) else None
-
-
-def register(server: HeredocLanguageServer) -> None:
-    """The run commands, plus the run code actions, hover and diagnostics that read their results."""
-    from heredoc_lsp.lsp import run_actions, run_diagnostics, run_hover
-
-    feature = RunFeature(server)
-    setattr(server, _FEATURE_ATTR, feature)
-    feature.register()
-    run_actions.register(server)
-    run_hover.register(server)
-    run_diagnostics.register(server, feature)

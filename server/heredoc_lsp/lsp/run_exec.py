@@ -15,6 +15,8 @@ from heredoc_lsp.config import Config
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.events import EventSink
 from heredoc_lsp.executor.model import RunOptions, RunOutcome
+from heredoc_lsp.executor.reply_apply import apply_reply
+from heredoc_lsp.executor.script_run import run_script
 from heredoc_lsp.runs.targets import RunTarget
 
 UNTITLED_SCRIPT = "untitled.cli"
@@ -63,8 +65,6 @@ async def execute(job: RunJob, sink: EventSink, control: RunControl, run_id: str
     """Run ``job`` to its end; never raises for what the run does (the outcome and the events say it)."""
     options = run_options(job.config)
     if job.kind == "script":
-        from heredoc_lsp.executor.script_run import run_script
-
         lines: Collection[int] | None = job.lines
         return await run_script(
             job.path or Path(UNTITLED_SCRIPT),
@@ -77,8 +77,6 @@ async def execute(job: RunJob, sink: EventSink, control: RunControl, run_id: str
             run_id=run_id,
             lines=lines,
         )
-    from heredoc_lsp.executor.reply_apply import apply_reply
-
     block = job.kind == "block"
     text = job.text
     if block:

@@ -16,7 +16,6 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.capabilities import get_capability
 
 from heredoc_lsp.runs.view import seconds
 
@@ -52,7 +51,7 @@ class RunProgress:
 
     @staticmethod
     def supported(server: HeredocLanguageServer) -> bool:
-        return bool(get_capability(server.client_capabilities, "window.work_done_progress", False))
+        return server.client.work_done_progress
 
     async def begin(self, message: str) -> None:
         if not self.supported(self.server):

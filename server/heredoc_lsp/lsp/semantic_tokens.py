@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.capabilities import get_capability
 
 from heredoc_lsp.lsp.analysis import Changed, Snapshot
+from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import column_to_client, from_client
 from heredoc_lsp.lsp.work import WORK
@@ -147,88 +147,96 @@ def splice(
     return Encoded(serial, str(serial), absolute, data), edit
 
 
-def register(server: HeredocLanguageServer) -> None:
+class SemanticTokensFeature(Feature):
+    """textDocument/semanticTokens (full, delta, range)."""
 
-    last: dict[str, Encoded] = {}  # the last full answer per document
+    def __init__(self, server: HeredocLanguageServer) -> None:
+        super().__init__(server)
+        self.last: dict[str, Encoded] = {}  # the last full answer per document
 
-    def build(snap: Snapshot) -> Encoded:
-        absolute = _visible(tokens(snap.language, snap.lines, snap.tree, snap.config.commands))
-        data = encode(absolute, snap.lines, server.position_codec)
-        WORK["tokens"] += len(data) // 5
-        return Encoded(snap.serial, str(snap.serial), absolute, data)
-
-    def current(snap: Snapshot) -> tuple[Encoded, Encoded | None, list[types.SemanticTokensEdit] | None]:
-        """(the tokens of ``snap``, the previous answer, the edits from it when known)."""
-        hit = last.get(snap.uri)
-        if hit is not None and hit.serial == snap.serial:
-            return hit, None, None
-        changed = None if hit is None else server.analyses.changes_since(snap, hit.serial)
-        if hit is not None and changed is not None and isinstance(snap.tree, CliScript):
-            window = (
-                tokens(snap.language, snap.lines, snap.tree, snap.config.commands, changed.start, changed.stop - 1)
-                if changed.stop > changed.start
-                else []
-            )
-            done, edit = splice(hit, snap.serial, changed, window, snap.lines, server.position_codec)
-            last[snap.uri] = done
-            return done, hit, [edit] if edit is not None else []
-        done = build(snap)
-        if hit is not None and hit.data == done.data:
-            done = Encoded(done.serial, hit.result_id, done.absolute, done.data)  # same tokens: same resultId
-        last[snap.uri] = done
-        return done, hit, None
-
-    def on_full(params: types.SemanticTokensParams) -> types.SemanticTokens | None:
-        snap = server.analyses.get(params.text_document.uri)
-        if snap is None:
-            return None
-        done, _, _ = current(snap)
-        return types.SemanticTokens(data=done.data, result_id=done.result_id)
-
-    def on_delta(
-        params: types.SemanticTokensDeltaParams,
-    ) -> types.SemanticTokens | types.SemanticTokensDelta | None:
-        snap = server.analyses.get(params.text_document.uri)
-        if snap is None:
-            return None
-        done, previous, edits = current(snap)
-        if done.result_id == params.previous_result_id:
-            return types.SemanticTokensDelta(edits=[], result_id=done.result_id)
-        if previous is None or previous.result_id != params.previous_result_id:
-            return types.SemanticTokens(data=done.data, result_id=done.result_id)
-        if edits is None:
-            edit = delta(previous.data, done.data)
-            edits = [edit] if edit is not None else []
-        return types.SemanticTokensDelta(edits=edits, result_id=done.result_id)
-
-    def on_range(params: types.SemanticTokensRangeParams) -> types.SemanticTokens | None:
-        snap = server.analyses.get(params.text_document.uri)
-        if snap is None:
-            return None
-        codec = server.position_codec
-        first = from_client(codec, snap.lines, params.range.start)[0]
-        last_line = from_client(codec, snap.lines, params.range.end)[0]
-        absolute = tokens(snap.language, snap.lines, snap.tree, snap.config.commands, first, last_line)
-        data = encode(absolute, snap.lines, codec)
-        WORK["tokens"] += len(data) // 5
-        return types.SemanticTokens(data=data)
-
-    def register_when_asked(params: types.InitializeParams) -> None:
-        if get_capability(params.capabilities, "text_document.semantic_tokens", None) is None:
+    def initialize(self, params: types.InitializeParams) -> None:
+        if not self.server.client.semantic_tokens:
             return
-        server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)(guarded(server)(on_full))
-        server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, LEGEND)(guarded(server)(on_delta))
-        server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, LEGEND)(guarded(server)(on_range))
+        server = self.server
+        server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)(guarded(server)(self.on_full))
+        server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, LEGEND)(guarded(server)(self.on_delta))
+        server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, LEGEND)(guarded(server)(self.on_range))
 
-    def refresh() -> None:
+    def config_changed(self) -> None:
         # Configured command names are highlighted: a new configuration can change tokens of unchanged text.
-        if get_capability(server.client_capabilities, "workspace.semantic_tokens.refresh_support", False):
-            server.workspace_semantic_tokens_refresh(None)
+        if self.server.client.semantic_tokens_refresh:
+            self.server.workspace_semantic_tokens_refresh(None)
 
-    server.hooks.initialize.append(register_when_asked)
-    server.hooks.config_changed.append(refresh)
+    def closed(self, uri: str) -> None:
+        self.last.pop(uri, None)
 
-    def forget(uri: str) -> None:
-        last.pop(uri, None)
+    def register(self) -> None:
+        """The handlers are declared at ``initialize``, for clients that ask for semantic tokens."""
+        server = self.server
+        last = self.last
 
-    server.hooks.closed.append(forget)
+        def build(snap: Snapshot) -> Encoded:
+            absolute = _visible(tokens(snap.language, snap.lines, snap.tree, snap.config.commands))
+            data = encode(absolute, snap.lines, server.position_codec)
+            WORK["tokens"] += len(data) // 5
+            return Encoded(snap.serial, str(snap.serial), absolute, data)
+
+        def current(snap: Snapshot) -> tuple[Encoded, Encoded | None, list[types.SemanticTokensEdit] | None]:
+            """(the tokens of ``snap``, the previous answer, the edits from it when known)."""
+            hit = last.get(snap.uri)
+            if hit is not None and hit.serial == snap.serial:
+                return hit, None, None
+            changed = None if hit is None else server.analyses.changes_since(snap, hit.serial)
+            if hit is not None and changed is not None and isinstance(snap.tree, CliScript):
+                window = (
+                    tokens(snap.language, snap.lines, snap.tree, snap.config.commands, changed.start, changed.stop - 1)
+                    if changed.stop > changed.start
+                    else []
+                )
+                done, edit = splice(hit, snap.serial, changed, window, snap.lines, server.position_codec)
+                last[snap.uri] = done
+                return done, hit, [edit] if edit is not None else []
+            done = build(snap)
+            if hit is not None and hit.data == done.data:
+                done = Encoded(done.serial, hit.result_id, done.absolute, done.data)  # same tokens: same resultId
+            last[snap.uri] = done
+            return done, hit, None
+
+        def on_full(params: types.SemanticTokensParams) -> types.SemanticTokens | None:
+            snap = server.analyses.get(params.text_document.uri)
+            if snap is None:
+                return None
+            done, _, _ = current(snap)
+            return types.SemanticTokens(data=done.data, result_id=done.result_id)
+
+        def on_delta(
+            params: types.SemanticTokensDeltaParams,
+        ) -> types.SemanticTokens | types.SemanticTokensDelta | None:
+            snap = server.analyses.get(params.text_document.uri)
+            if snap is None:
+                return None
+            done, previous, edits = current(snap)
+            if done.result_id == params.previous_result_id:
+                return types.SemanticTokensDelta(edits=[], result_id=done.result_id)
+            if previous is None or previous.result_id != params.previous_result_id:
+                return types.SemanticTokens(data=done.data, result_id=done.result_id)
+            if edits is None:
+                edit = delta(previous.data, done.data)
+                edits = [edit] if edit is not None else []
+            return types.SemanticTokensDelta(edits=edits, result_id=done.result_id)
+
+        def on_range(params: types.SemanticTokensRangeParams) -> types.SemanticTokens | None:
+            snap = server.analyses.get(params.text_document.uri)
+            if snap is None:
+                return None
+            codec = server.position_codec
+            first = from_client(codec, snap.lines, params.range.start)[0]
+            last_line = from_client(codec, snap.lines, params.range.end)[0]
+            absolute = tokens(snap.language, snap.lines, snap.tree, snap.config.commands, first, last_line)
+            data = encode(absolute, snap.lines, codec)
+            WORK["tokens"] += len(data) // 5
+            return types.SemanticTokens(data=data)
+
+        self.on_full = on_full
+        self.on_delta = on_delta
+        self.on_range = on_range

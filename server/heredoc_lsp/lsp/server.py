@@ -1,17 +1,20 @@
-"""The language server: one pygls ``LanguageServer`` with our document store, and one module per LSP feature.
+"""The language server: one pygls ``LanguageServer`` with our document store, and one :class:`Feature` per LSP
+method or feature.
 
-Extending it: write ``heredoc_lsp/lsp/<feature>.py`` with ``register(server: HeredocLanguageServer) -> None`` that
-decorates its handlers with ``@server.feature(...)`` (wrap them in :func:`guarded` so a bug logs instead of
-failing), and add the module to :data:`FEATURES`. Read documents and analyses through the server:
+To add a feature: subclass :class:`~heredoc_lsp.lsp.feature.Feature` in ``heredoc_lsp/lsp/<feature>.py``, declare
+its handlers in ``register()`` with ``self.server.feature(...)`` (wrap them in :func:`~heredoc_lsp.lsp.handlers.guarded`
+so a bug logs instead of failing), override the lifecycle methods and contributions it needs, and add the class to
+:data:`FEATURES`. Read documents and analyses through the server:
 
 - ``server.documents.get(uri)`` -> :class:`~heredoc_lsp.lsp.documents.Document` (lines, version, language);
 - ``server.analyses.get(uri)`` -> :class:`~heredoc_lsp.lsp.analysis.Snapshot`: the parse and final diagnostics of
   the document's current version, computed once per version and shared by every feature;
+- ``server.client`` -> :class:`~heredoc_lsp.lsp.client.ClientProfile`: what the client can do;
 - ``server.position_codec`` with :mod:`heredoc_lsp.lsp.positions` for every position that crosses the wire.
 
 pygls allows one handler per LSP method, so the lifecycle notifications (initialize, initialized, didOpen,
-didChange, didClose, didSave, shutdown) are registered here once and fanned out through :class:`Hooks`; a feature
-module appends its callbacks to ``server.hooks.<event>`` instead of registering those methods itself.
+didChange, didClose, didSave, shutdown) are registered here once and fanned out over ``server.features`` (the
+settings first, then :data:`FEATURES` in order); one failing feature logs and never stops the others.
 """
 
 from __future__ import annotations
@@ -21,8 +24,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError
@@ -30,47 +32,51 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import PositionCodec
 
 from heredoc_lsp import __version__
-from heredoc_lsp.lsp import (
-    code_actions,
-    code_lens,
-    completion,
-    diagnostics,
-    folding,
-    formatting,
-    highlight,
-    hover,
-    links,
-    rename,
-    run_commands,
-    semantic_tokens,
-    symbols,
-    work,
-)
 from heredoc_lsp.lsp.analysis import Analyses
+from heredoc_lsp.lsp.client import ClientProfile
+from heredoc_lsp.lsp.code_actions import CodeActions
+from heredoc_lsp.lsp.code_lens import CodeLensFeature
+from heredoc_lsp.lsp.completion import CompletionFeature
+from heredoc_lsp.lsp.diagnostics import DiagnosticsFeature
 from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit
+from heredoc_lsp.lsp.feature import Feature
+from heredoc_lsp.lsp.folding import FoldingFeature
+from heredoc_lsp.lsp.formatting import FormattingFeature
+from heredoc_lsp.lsp.highlight import HighlightFeature
+from heredoc_lsp.lsp.hover import HoverFeature
+from heredoc_lsp.lsp.links import LinksFeature
 from heredoc_lsp.lsp.protocol import HeredocProtocol, converter_of, serve_stdio
+from heredoc_lsp.lsp.rename import RenameFeature
+from heredoc_lsp.lsp.run_commands import RunFeature
+from heredoc_lsp.lsp.semantic_tokens import SemanticTokensFeature
 from heredoc_lsp.lsp.settings import SettingsManager
-
-if TYPE_CHECKING:
-    from heredoc_lsp.lsp.code_actions import CodeActions
-    from heredoc_lsp.lsp.diagnostics import DiagnosticsFeature
+from heredoc_lsp.lsp.symbols import SymbolsFeature
+from heredoc_lsp.lsp.work import WorkCounts
+from heredoc_lsp.syntax.cli import parse_cli
 
 log = logging.getLogger("heredoc_lsp.lsp")
 
+T = TypeVar("T")
 
-@dataclass
-class Hooks:
-    """Callbacks run by the lifecycle handlers, in registration order; one failing callback never stops the rest."""
-
-    initialize: list[Callable[[types.InitializeParams], None]] = field(default_factory=list)
-    initialized: list[Callable[[], None]] = field(default_factory=list)
-    opened: list[Callable[[Document], None]] = field(default_factory=list)
-    changed: list[Callable[[Document], None]] = field(default_factory=list)
-    closed: list[Callable[[str], None]] = field(default_factory=list)
-    saved: list[Callable[[str], None]] = field(default_factory=list)
-    # The effective configuration may have changed (settings, heredoc-lsp.toml): open documents need a re-check.
-    config_changed: list[Callable[[], None]] = field(default_factory=list)
-    shutdown: list[Callable[[], None]] = field(default_factory=list)
+# Every feature, in the order lifecycle events and contributions are called (diagnostics, code actions, hover
+# parts and lenses are joined in this order). A feature that cannot be imported or constructed fails the server's
+# start-up and the tests: nothing is skipped silently.
+FEATURES: tuple[type[Feature], ...] = (
+    DiagnosticsFeature,
+    CodeActions,
+    WorkCounts,
+    SymbolsFeature,
+    FoldingFeature,
+    HoverFeature,
+    CompletionFeature,
+    SemanticTokensFeature,
+    LinksFeature,
+    RenameFeature,
+    FormattingFeature,
+    HighlightFeature,
+    CodeLensFeature,
+    RunFeature,
+)
 
 
 class HeredocLanguageServer(LanguageServer):
@@ -84,11 +90,10 @@ class HeredocLanguageServer(LanguageServer):
             max_workers=8,
         )
         self.documents = DocumentStore()
-        self.hooks = Hooks()
+        self.client = ClientProfile()  # replaced at initialize
         self.settings = SettingsManager(self)
         self.analyses = Analyses(self)
-        self.diagnostics_feature: DiagnosticsFeature | None = None  # set by heredoc_lsp.lsp.diagnostics
-        self.code_actions: CodeActions | None = None  # set by heredoc_lsp.lsp.code_actions (add_provider)
+        self.features: tuple[Feature, ...] = (self.settings, *(feature(self) for feature in FEATURES))
 
     # -- shared state ------------------------------------------------------------------------------------------
     @property
@@ -99,13 +104,25 @@ class HeredocLanguageServer(LanguageServer):
         """Called by the protocol after a change was applied, before the didChange hooks run."""
         self.analyses.note_edit(doc, edit)
 
-    def run_hooks(self, hooks: list[Callable[..., None]], *args: Any) -> None:
-        for hook in list(hooks):
+    def each(self, call: Callable[[Feature], T], what: str) -> list[T]:
+        """``call`` on every feature in order, and what each returned; a failing feature is logged and skipped."""
+        out: list[T] = []
+        for feature in self.features:
             try:
-                hook(*args)
+                out.append(call(feature))
             except Exception:
-                log.exception("error in %s", getattr(hook, "__qualname__", hook))
-                self.log_to_client(f"internal error in {getattr(hook, '__qualname__', hook)}; see the server log")
+                name = type(feature).__name__
+                log.exception("error in %s.%s", name, what)
+                self.log_to_client(f"internal error in {name}.{what}; see the server log")
+        return out
+
+    def config_changed(self) -> None:
+        """The effective configuration may have changed: every feature re-checks what it shows."""
+        self.each(lambda f: f.config_changed(), "config_changed")
+
+    def diagnostics_changed(self, uri: str) -> None:
+        """A feature's diagnostics for ``uri`` changed without an edit (the publisher shows them again)."""
+        self.each(lambda f: f.diagnostics_changed(uri), "diagnostics_changed")
 
     # -- logging -----------------------------------------------------------------------------------------------
     def log_to_client(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
@@ -160,18 +177,9 @@ class ClientLogHandler(logging.Handler):
 
 
 def warm_up(server: HeredocLanguageServer) -> None:
-    """Pay the one-time costs of the first check (imports, cattrs converters built on first use) while the client
-    is still reading the initialize answer and sending the first document, not after that document arrived."""
+    """Pay the one-time costs of the first check (first parse, cattrs converters built on first use) while the
+    client is still reading the initialize answer and sending the first document, not after that document arrived."""
     try:
-        from heredoc_lsp.lsp import analysis as _analysis
-        from heredoc_lsp.lsp import incremental as _incremental
-        from heredoc_lsp.syntax.cli import parse_cli
-
-        del _analysis, _incremental
-        import heredoc_lsp.analysis.core
-        import heredoc_lsp.analysis.suppress
-        import heredoc_lsp.fixes  # noqa: F401
-
         parse_cli(("x <<EOF", "---A---", "a", "EOF"))
         converter = converter_of(server.protocol)
         position = {"line": 0, "character": 0}
@@ -202,76 +210,51 @@ def warm_up(server: HeredocLanguageServer) -> None:
 
 
 def _register_lifecycle(server: HeredocLanguageServer) -> None:
-    hooks = server.hooks
-
     @server.feature(types.INITIALIZE)
     def on_initialize(params: types.InitializeParams) -> None:
-        server.run_hooks(hooks.initialize, params)
+        encoding = server.position_codec.encoding
+        chosen = encoding.value if isinstance(encoding, types.PositionEncodingKind) else str(encoding or "utf-16")
+        server.client = ClientProfile.of(params.capabilities, chosen)
+        server.each(lambda f: f.initialize(params), "initialize")
         # Runs right after the answer is written (the answer is sent when this handler returns).
         with contextlib.suppress(RuntimeError):
             asyncio.get_running_loop().call_soon(warm_up, server)
 
     @server.feature(types.INITIALIZED)
     def on_initialized(params: types.InitializedParams) -> None:
-        server.run_hooks(hooks.initialized)
+        server.each(lambda f: f.initialized(), "initialized")
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_open(params: types.DidOpenTextDocumentParams) -> None:
         doc = server.documents.get(params.text_document.uri)
         if doc is not None:
-            server.run_hooks(hooks.opened, doc)
+            server.each(lambda f: f.opened(doc), "opened")
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def on_change(params: types.DidChangeTextDocumentParams) -> None:
         doc = server.documents.get(params.text_document.uri)
         if doc is not None:
-            server.run_hooks(hooks.changed, doc)
+            server.each(lambda f: f.changed(doc), "changed")
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def on_close(params: types.DidCloseTextDocumentParams) -> None:
-        server.analyses.forget(params.text_document.uri)
-        server.run_hooks(hooks.closed, params.text_document.uri)
+        uri = params.text_document.uri
+        server.analyses.forget(uri)
+        server.each(lambda f: f.closed(uri), "closed")
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def on_save(params: types.DidSaveTextDocumentParams) -> None:
-        server.run_hooks(hooks.saved, params.text_document.uri)
+        server.each(lambda f: f.saved(params.text_document.uri), "saved")
 
     @server.feature(types.SHUTDOWN)
     def on_shutdown(params: None) -> None:
-        server.run_hooks(hooks.shutdown)
+        server.each(lambda f: f.shutdown(), "shutdown")
 
 
 def build_server() -> HeredocLanguageServer:
     """A new server with every feature registered."""
     server = HeredocLanguageServer()
     _register_lifecycle(server)
-    server.settings.register()
-    for feature in FEATURES:
-        feature.register(server)
+    for feature in server.features:
+        feature.register()
     return server
-
-
-class Feature(Protocol):
-    """A feature module: it registers its handlers and lifecycle hooks on the server."""
-
-    def register(self, server: HeredocLanguageServer) -> None: ...
-
-
-# Every feature, in registration order (order matters only for hooks). A feature that cannot be imported or
-# registered fails the server's start-up and the tests: nothing is skipped silently.
-FEATURES: tuple[Feature, ...] = (
-    diagnostics,
-    code_actions,
-    work,
-    symbols,
-    folding,
-    hover,
-    completion,
-    semantic_tokens,
-    links,
-    rename,
-    formatting,
-    highlight,
-    code_lens,
-    run_commands,
-)

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from lsprotocol import types
-from pygls.capabilities import get_capability
 
+from heredoc_lsp.analysis.config_file import config_diagnostics, error_diagnostics, ignored_diagnostics
 from heredoc_lsp.config import (
     CONFIG_FILE_NAME,
     DEFAULT_CONFIG,
@@ -45,7 +45,10 @@ from heredoc_lsp.config import (
     load_user_config,
     user_config_path,
 )
+from heredoc_lsp.lsp.diagnostics import to_lsp
 from heredoc_lsp.lsp.documents import Document, uri_to_path
+from heredoc_lsp.lsp.feature import Feature
+from heredoc_lsp.syntax.text import decode_bytes, split_lines
 
 if TYPE_CHECKING:
     from heredoc_lsp.lsp.server import HeredocLanguageServer
@@ -104,11 +107,11 @@ class _LoadedConfig:
     error: ConfigError | None
 
 
-class SettingsManager:
-    """Effective settings, the config per document, and watching config files."""
+class SettingsManager(Feature):
+    """Effective settings, the config per document, and watching config files (the first of ``server.features``)."""
 
     def __init__(self, server: HeredocLanguageServer) -> None:
-        self.server = server
+        super().__init__(server)
         self.init_options: dict[str, Any] = {}
         self.client_settings: dict[str, Any] = {}
         self.diagnostic_mode: DiagnosticMode = "auto"
@@ -132,10 +135,6 @@ class SettingsManager:
     # -- wiring ------------------------------------------------------------------------------------------------
     def register(self) -> None:
         server = self.server
-        server.hooks.initialize.append(self._on_initialize)
-        server.hooks.initialized.append(self._on_initialized)
-        server.hooks.shutdown.append(self._stop_polling)
-        server.hooks.saved.append(self._on_saved)
 
         @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
         def on_did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
@@ -158,7 +157,7 @@ class SettingsManager:
             if any(c.uri.rsplit("/", 1)[-1] in names for c in params.changes):
                 self.invalidate_files()
 
-    def _on_initialize(self, params: types.InitializeParams) -> None:
+    def initialize(self, params: types.InitializeParams) -> None:
         self.init_options = unwrap(params.initialization_options)
         mode = self.init_options.get("diagnosticMode")
         if mode is not None:
@@ -202,26 +201,25 @@ class SettingsManager:
             except Exception:
                 log.exception("settings-ready callback failed")
 
-    def _on_initialized(self) -> None:
+    def initialized(self) -> None:
         if self._client_has_configuration():
             self._spawn(self._fetch_client_settings(initial=True))
             with contextlib.suppress(RuntimeError):
                 asyncio.get_running_loop().call_later(SETTINGS_WAIT_SECONDS, self._set_ready)
         else:
             self._set_ready()
-        caps = self.server.client_capabilities
-        if get_capability(caps, "workspace.did_change_watched_files.dynamic_registration", False):
+        if self.server.client.watched_files_registration:
             self._spawn(self._register_watchers())
         self._signature = _stat_signature(self._watched_paths())
         with contextlib.suppress(RuntimeError):  # no running loop (unit tests drive the manager directly)
             self._poll_task = asyncio.get_running_loop().create_task(self._poll())
 
-    def _on_saved(self, uri: str) -> None:
+    def saved(self, uri: str) -> None:
         if self.is_config_file(uri_to_path(uri)):
             self.invalidate_files()
 
     def _client_has_configuration(self) -> bool:
-        return bool(get_capability(self.server.client_capabilities, "workspace.configuration", False))
+        return self.server.client.configuration
 
     def _spawn(self, coro: Any) -> None:
         try:
@@ -282,7 +280,7 @@ class SettingsManager:
         self.generation += 1
         self._effective.clear()
         self._by_document.clear()
-        self.server.run_hooks(self.server.hooks.config_changed)
+        self.server.config_changed()
 
     # -- configuration per document ----------------------------------------------------------------------------
     def workspace_roots(self) -> list[Path]:
@@ -395,10 +393,6 @@ class SettingsManager:
             return
         diagnostics: list[types.Diagnostic] = []
         if error is not None or ignored:
-            from heredoc_lsp.analysis.config_file import error_diagnostics, ignored_diagnostics
-            from heredoc_lsp.lsp.diagnostics import to_lsp
-            from heredoc_lsp.syntax.text import decode_bytes, split_lines
-
             try:
                 text = decode_bytes(path.read_bytes()).text
             except OSError:
@@ -421,9 +415,6 @@ class SettingsManager:
     def open_config_diagnostics(self, doc: Document) -> list[types.Diagnostic]:
         """The problems of a config file open in the editor, from its current (maybe unsaved) text. The config in
         use stays the saved file's until it is saved."""
-        from heredoc_lsp.analysis.config_file import config_diagnostics
-        from heredoc_lsp.lsp.diagnostics import to_lsp
-
         assert doc.path is not None
         text = doc.text()
         codec = self.server.position_codec
@@ -468,7 +459,7 @@ class SettingsManager:
             except Exception:
                 log.exception("config poll failed")
 
-    def _stop_polling(self) -> None:
+    def shutdown(self) -> None:
         if self._poll_task is not None:
             self._poll_task.cancel()
             self._poll_task = None

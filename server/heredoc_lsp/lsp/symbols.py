@@ -18,9 +18,9 @@ from json.encoder import encode_basestring_ascii as _jstr
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.capabilities import get_capability
 
 from heredoc_lsp.lsp.analysis import Snapshot
+from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import column_to_client, span_to_range
 from heredoc_lsp.lsp.protocol import Prerendered
@@ -125,61 +125,63 @@ def _flat_symbols(
 Result = Prerendered | list[types.SymbolInformation]
 
 
-def register(server: HeredocLanguageServer) -> None:
+class SymbolsFeature(Feature):
+    """textDocument/documentSymbol."""
 
-    cache: dict[str, tuple[int, bool, Result]] = {}
-    parts: dict[str, tuple[Parts[str], str]] = {}  # per document: the symbols and their JSON array
+    def __init__(self, server: HeredocLanguageServer) -> None:
+        super().__init__(server)
+        self.cache: dict[str, tuple[int, bool, Result]] = {}
+        self.parts: dict[str, tuple[Parts[str], str]] = {}  # per document: the symbols and their JSON array
 
-    def forget(uri: str) -> None:
-        cache.pop(uri, None)
-        parts.pop(uri, None)
+    def closed(self, uri: str) -> None:
+        self.cache.pop(uri, None)
+        self.parts.pop(uri, None)
 
-    server.hooks.closed.append(forget)
+    def register(self) -> None:
+        server = self.server
+        cache = self.cache
+        parts = self.parts
 
-    def cli_tree(snap: Snapshot) -> Prerendered:
-        script = snap.tree
-        assert isinstance(script, CliScript)
-        codec = server.position_codec
-        lines = snap.lines
+        def cli_tree(snap: Snapshot) -> Prerendered:
+            script = snap.tree
+            assert isinstance(script, CliScript)
+            codec = server.position_codec
+            lines = snap.lines
 
-        def build(first: int, stop: int | None) -> tuple[list[int], list[str]]:
-            symbols = cli_outline(lines, script, first, stop)
+            def build(first: int, stop: int | None) -> tuple[list[int], list[str]]:
+                symbols = cli_outline(lines, script, first, stop)
+                WORK["symbols"] += len(symbols)
+                return [s.span.start_line for s in symbols], [symbol_text(codec, lines, s) for s in symbols]
+
+            previous = parts.get(snap.uri)
+            changed = None if previous is None else server.analyses.changes_since(snap, previous[0].serial)
+            done = update(None if previous is None else previous[0], snap.serial, changed, build)
+            text = json_array(done, previous, changed)
+            parts[snap.uri] = (done, text)
+            return Prerendered(text)
+
+        @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+        @guarded(server)
+        def document_symbol(params: types.DocumentSymbolParams) -> Result | None:
+            uri = params.text_document.uri
+            snap = server.analyses.get(uri)
+            if snap is None:
+                return None
+            tree_wanted = server.client.hierarchical_symbols
+            hit = cache.get(uri)
+            if hit is not None and hit[0] == snap.serial and hit[1] == tree_wanted:
+                return hit[2]
+            result: Result
+            if tree_wanted and isinstance(snap.tree, CliScript):
+                result = cli_tree(snap)
+                cache[uri] = (snap.serial, tree_wanted, result)
+                return result
+            symbols = outline(snap.language, snap.lines, snap.tree, snap.config.commands)
             WORK["symbols"] += len(symbols)
-            return [s.span.start_line for s in symbols], [symbol_text(codec, lines, s) for s in symbols]
-
-        previous = parts.get(snap.uri)
-        changed = None if previous is None else server.analyses.changes_since(snap, previous[0].serial)
-        done = update(None if previous is None else previous[0], snap.serial, changed, build)
-        text = json_array(done, previous, changed)
-        parts[snap.uri] = (done, text)
-        return Prerendered(text)
-
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    @guarded(server)
-    def document_symbol(params: types.DocumentSymbolParams) -> Result | None:
-        uri = params.text_document.uri
-        snap = server.analyses.get(uri)
-        if snap is None:
-            return None
-        tree_wanted = bool(
-            get_capability(
-                server.client_capabilities, "text_document.document_symbol.hierarchical_document_symbol_support", False
-            )
-        )
-        hit = cache.get(uri)
-        if hit is not None and hit[0] == snap.serial and hit[1] == tree_wanted:
-            return hit[2]
-        result: Result
-        if tree_wanted and isinstance(snap.tree, CliScript):
-            result = cli_tree(snap)
+            codec = server.position_codec
+            if tree_wanted:
+                result = Prerendered(json.dumps(_symbols_json(codec, snap.lines, symbols)))
+            else:
+                result = _flat_symbols(snap.uri, codec, snap.lines, symbols)
             cache[uri] = (snap.serial, tree_wanted, result)
             return result
-        symbols = outline(snap.language, snap.lines, snap.tree, snap.config.commands)
-        WORK["symbols"] += len(symbols)
-        codec = server.position_codec
-        if tree_wanted:
-            result = Prerendered(json.dumps(_symbols_json(codec, snap.lines, symbols)))
-        else:
-            result = _flat_symbols(snap.uri, codec, snap.lines, symbols)
-        cache[uri] = (snap.serial, tree_wanted, result)
-        return result

@@ -8,10 +8,9 @@ plain integer additions, cheap enough to stay on in production.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
+from heredoc_lsp.lsp.feature import Feature
 
 WORK_COUNTS = "heredoc-lsp/workCounts"
 
@@ -20,8 +19,13 @@ WORK_COUNTS = "heredoc-lsp/workCounts"
 WORK: Counter[str] = Counter()
 
 
-def register(server: HeredocLanguageServer) -> None:
-    @server.feature(WORK_COUNTS)
-    def work_counts(params: Any) -> dict[str, int]:
-        """Every count so far (for tests and benchmarks; harmless to any client)."""
-        return dict(WORK)
+class WorkCounts(Feature):
+    """heredoc-lsp/workCounts."""
+
+    def register(self) -> None:
+        server = self.server
+
+        @server.feature(WORK_COUNTS)
+        def work_counts(params: Any) -> dict[str, int]:
+            """Every count so far (for tests and benchmarks; harmless to any client)."""
+            return dict(WORK)

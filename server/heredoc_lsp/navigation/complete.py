@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from heredoc_lsp.languages import Language
+from heredoc_lsp.navigation.describe import INBOX_ATTRS, INBOX_COMMANDS, schema_lines
 from heredoc_lsp.navigation.locate import inbox_command_at
 from heredoc_lsp.navigation.workspace_paths import list_entries
 from heredoc_lsp.syntax.cli import CliScript, Command
@@ -175,8 +176,6 @@ def _command_names(typed: str, replace: Span, schemas: Mapping[str, CommandSchem
 
 
 def _schema_summary(schema: CommandSchema) -> list[str]:
-    from heredoc_lsp.navigation.describe import schema_lines
-
     return schema_lines(schema)
 
 
@@ -269,8 +268,6 @@ def _tag_snippet(name: str, *, snippet: bool) -> str:
 
 
 def _inbox(reply: InboxReply, line: int, col: int, prefix: str, workspace: Path | None) -> list[Candidate]:
-    from heredoc_lsp.navigation.describe import INBOX_COMMANDS
-
     c = inbox_command_at(reply, line)
     out: list[Candidate] = []
     if c is not None and line != c.line:
@@ -340,7 +337,6 @@ def _inbox(reply: InboxReply, line: int, col: int, prefix: str, workspace: Path 
     seen.discard(typed_name.lower())
     names = _EDIT_ATTRS if name == "EDIT_FILE" else REQUIRED_ATTRS.get(name, ())
     replace = Span(line, col - len(typed_name), line, col)
-    from heredoc_lsp.navigation.describe import INBOX_ATTRS
 
     return [
         Candidate(

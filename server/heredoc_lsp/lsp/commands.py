@@ -1,0 +1,12 @@
+"""The ``workspace/executeCommand`` ids the run feature answers (:mod:`heredoc_lsp.lsp.run_commands` documents
+them); lenses and code actions carry them."""
+
+from __future__ import annotations
+
+RUN_COMMAND = "heredoc-lsp.runCommand"
+RUN_SCRIPT = "heredoc-lsp.runScript"
+APPLY_REPLY = "heredoc-lsp.applyReply"
+RUN_BLOCK = "heredoc-lsp.runBlock"
+CANCEL_RUN = "heredoc-lsp.cancelRun"
+SHOW_RUN_OUTPUT = "heredoc-lsp.showRunOutput"
+ALL_COMMANDS: tuple[str, ...] = (RUN_COMMAND, RUN_SCRIPT, APPLY_REPLY, RUN_BLOCK, CANCEL_RUN, SHOW_RUN_OUTPUT)
