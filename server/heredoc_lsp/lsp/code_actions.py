@@ -53,11 +53,12 @@ class CodeActions(Feature):
 
         @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, options)
         @guarded(server, default=[])
-        def on_code_action(params: types.CodeActionParams) -> list[types.CodeAction | types.Command]:
-            return self.all_actions(params)
+        async def on_code_action(params: types.CodeActionParams) -> list[types.CodeAction | types.Command]:
+            return self.all_actions(params, await server.prepared(params.text_document.uri))
 
-    def all_actions(self, params: types.CodeActionParams) -> list[types.CodeAction | types.Command]:
-        snap = self.server.analyses.get(params.text_document.uri)
+    def all_actions(
+        self, params: types.CodeActionParams, snap: Snapshot | None
+    ) -> list[types.CodeAction | types.Command]:
         if snap is None:
             return []
         found = self.server.each(lambda f: f.code_actions(params, snap), "code_actions")

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from heredoc_lsp.lsp.analysis import Snapshot
+from heredoc_lsp.lsp.analysis import Changed, Snapshot
 from heredoc_lsp.lsp.commands import APPLY_REPLY, CANCEL_RUN, RUN_BLOCK, RUN_COMMAND, RUN_SCRIPT, SHOW_RUN_OUTPUT
 from heredoc_lsp.lsp.documents import DocumentStore
 from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import to_client
 from heredoc_lsp.lsp.protocol import Prerendered
-from heredoc_lsp.lsp.splice import Parts, update
+from heredoc_lsp.lsp.splice import Build, Parts, update, update_sliced
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.runs.state import ActiveRun, TargetResult
 from heredoc_lsp.runs.targets import RunTarget
@@ -182,6 +182,42 @@ class LensCache:
             return "[]"
         steps = len(targets) > 1
         head = lens_texts(feature, snap, targets[:1], steps)  # the whole-document lens depends on every line
+        stamp, previous, changed, build = self._plan(feature, snap, targets)
+        done = update(previous, snap.serial, changed, build)
+        self._keep(feature, snap, stamp, done)
+        texts = [*head, *(text for texts in done.values for text in texts)]
+        return ("[" + ",".join(texts) + "]").replace(VERSION, str(snap.version))
+
+    async def prepare(self, feature: RunFeature, snap: Snapshot) -> None:
+        """Build the lenses of ``snap`` in slices when there is no answer to splice them into."""
+        if not feature.gate.trusted():
+            return
+        targets = feature.targets(snap)
+        if not targets:
+            return
+        stamp, previous, changed, build = self._plan(feature, snap, targets)
+        if previous is not None and changed is not None:
+            return  # an edit's window: get() splices it at once
+        done = await update_sliced(previous, snap.serial, changed, build, len(snap.lines))
+        if self.server.documents.get(snap.uri) is not None:
+            self._keep(feature, snap, stamp, done)
+
+    def _keep(self, feature: RunFeature, snap: Snapshot, stamp: tuple[int, bool], done: Parts[list[str]]) -> None:
+        key = DocumentStore.key(snap.uri)
+        if feature.state.runs_of(snap.uri):
+            self._parts.pop(key, None)
+            return
+        cached = self._parts.get(key)
+        if cached is None or cached[0] != stamp or cached[1].serial <= done.serial:
+            self._parts[key] = (stamp, done)
+
+    def _plan(
+        self, feature: RunFeature, snap: Snapshot, targets: list[RunTarget]
+    ) -> tuple[tuple[int, bool], Parts[list[str]] | None, Changed | None, Build[list[str]]]:
+        """What :func:`update` needs for the lenses of ``snap``'s command or block ``targets``, and the stamp
+        (run state revision, lazy) their parts are kept under."""
+        key = DocumentStore.key(snap.uri)
+        steps = len(targets) > 1
         lazy = len(targets) > LAZY_LENSES
         number: int | None = None
         if lazy:
@@ -198,13 +234,7 @@ class LensCache:
         cached = self._parts.get(key)
         previous = cached[1] if cached is not None and cached[0] == stamp else None
         changed = None if previous is None else self.server.analyses.changes_since(snap, previous.serial)
-        done = update(previous, snap.serial, changed, build)
-        if feature.state.runs_of(snap.uri):
-            self._parts.pop(key, None)
-        else:
-            self._parts[key] = (stamp, done)
-        texts = [*head, *(text for texts in done.values for text in texts)]
-        return ("[" + ",".join(texts) + "]").replace(VERSION, str(snap.version))
+        return stamp, previous, changed, build
 
     def forget(self, uri: str) -> None:
         key = DocumentStore.key(uri)
@@ -234,8 +264,8 @@ class CodeLensFeature(Feature):
 
         @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
         @guarded(server, default=[])
-        def on_code_lens(params: types.CodeLensParams) -> list[types.CodeLens] | Prerendered:
-            snap = server.analyses.get(params.text_document.uri)
+        async def on_code_lens(params: types.CodeLensParams) -> list[types.CodeLens] | Prerendered:
+            snap = await server.prepared(params.text_document.uri)
             if snap is None:
                 return []
             found = [text for text in server.each(lambda f: f.code_lenses(snap), "code_lenses") if text]

@@ -70,6 +70,10 @@ class Feature:
         """``shutdown``."""
 
     # -- contributions ------------------------------------------------------------------------------------------
+    async def prepare(self, snap: Snapshot) -> None:
+        """Bring what this feature's contributions read up to date for ``snap``, yielding to the event loop while
+        it builds (the first answer for a 100k-line script); the contributions below then find it built."""
+
     def diagnostics(self, snap: Snapshot) -> Sequence[Diagnostic]:
         """Diagnostics of this feature for the snapshot, published with the syntax ones (push and pull)."""
         return ()

@@ -17,7 +17,7 @@ from heredoc_lsp.lsp.analysis import Snapshot
 from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.protocol import Prerendered
-from heredoc_lsp.lsp.splice import Parts, update
+from heredoc_lsp.lsp.splice import Parts, update_sliced
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.navigation.folds import Fold, cli_folds, comment_run_bounds, folds
 from heredoc_lsp.syntax.cli import CliScript
@@ -55,7 +55,7 @@ class FoldingFeature(Feature):
         server = self.server
         parts = self.parts
 
-        def cli_parts(snap: Snapshot, collapsed: bool) -> Parts[tuple[Fold, str]]:
+        async def cli_parts(snap: Snapshot, collapsed: bool) -> Parts[tuple[Fold, str]]:
             script = snap.tree
             assert isinstance(script, CliScript)
             lines = snap.lines
@@ -70,19 +70,23 @@ class FoldingFeature(Feature):
             if changed is not None:
                 first, stop = comment_run_bounds(lines, changed.start, None if changed.delta else changed.stop)
                 changed = type(changed)(changed.since, first, len(lines) if stop is None else stop, changed.delta)
-            done = parts[snap.uri] = update(previous, snap.serial, changed, build)
+            done = await update_sliced(previous, snap.serial, changed, build, len(lines))
+            kept = parts.get(snap.uri)
+            # Other requests ran while this one yielded: keep the newest answer (closed: keep nothing).
+            if server.documents.get(snap.uri) is not None and (kept is None or kept.serial <= done.serial):
+                parts[snap.uri] = done
             return done
 
         @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
         @guarded(server)
-        def folding_range(params: types.FoldingRangeParams) -> list[types.FoldingRange] | Prerendered | None:
+        async def folding_range(params: types.FoldingRangeParams) -> list[types.FoldingRange] | Prerendered | None:
             snap = server.analyses.get(params.text_document.uri)
             if snap is None:
                 return None
             collapsed = server.client.folding_collapsed_text
             limit = server.client.folding_range_limit
             if isinstance(snap.tree, CliScript):
-                done = cli_parts(snap, collapsed)
+                done = await cli_parts(snap, collapsed)
                 entries = done.values
                 if limit is not None and len(entries) > limit:
                     texts = {id(f): text for f, text in entries}

@@ -64,7 +64,7 @@ from heredoc_lsp.lsp.run_gate import UNTRUSTED_MESSAGE, RunGate
 from heredoc_lsp.lsp.run_hover import run_hover_markdown
 from heredoc_lsp.lsp.run_log import RunLog
 from heredoc_lsp.lsp.run_progress import RunProgress
-from heredoc_lsp.lsp.splice import Parts, update
+from heredoc_lsp.lsp.splice import Parts, update, update_sliced
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.runs.state import ActiveRun, OutcomeStatus, RunState, TargetResult
 from heredoc_lsp.runs.targets import (
@@ -151,6 +151,33 @@ class RunFeature(Feature):
         self._targets[key] = (snap.serial, found)
         self.state.prune(snap.uri, found)
         return found
+
+    async def prepare(self, snap: Snapshot) -> None:
+        """A script's first run targets and lenses are built in slices (50k of each in a 100k-line script)."""
+        if isinstance(snap.tree, CliScript):
+            key = DocumentStore.key(snap.uri)
+            previous = self._commands.get(key)
+            if previous is None or self.server.analyses.changes_since(snap, previous[0].serial) is None:
+                await self._first_commands(key, snap)
+        if self.server.documents.get(snap.uri) is not None:
+            await self.lenses.prepare(self, snap)
+
+    async def _first_commands(self, key: str, snap: Snapshot) -> None:
+        tree = snap.tree
+        assert isinstance(tree, CliScript)
+        errors = errors_of(tree.diagnostics, snap.diagnostics)
+        seen: dict[TargetKey, int] = {}
+
+        def build(first: int, stop: int | None) -> tuple[list[int], list[RunTarget]]:
+            # Slices come in line order from the first line: ``seen`` numbers repeated contents across them.
+            made = cli_command_targets(tree, errors, first, stop, seen)
+            WORK["run_targets"] += len(made)
+            return [t.line for t in made], made
+
+        parts = await update_sliced(None, snap.serial, None, build, len(snap.lines))
+        kept = self._commands.get(key)
+        if self.server.documents.get(snap.uri) is not None and (kept is None or kept[0].serial <= parts.serial):
+            self._commands[key] = (parts, Counter(seen))
 
     def _cli_commands(self, key: str, snap: Snapshot) -> list[RunTarget]:
         """The command targets of a ``.cli`` snapshot: those of the items an edit touched are built again, the

@@ -32,7 +32,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import PositionCodec
 
 from heredoc_lsp import __version__
-from heredoc_lsp.lsp.analysis import Analyses
+from heredoc_lsp.lsp.analysis import Analyses, Snapshot
 from heredoc_lsp.lsp.client import ClientProfile
 from heredoc_lsp.lsp.code_actions import CodeActions
 from heredoc_lsp.lsp.code_lens import CodeLensFeature
@@ -115,6 +115,23 @@ class HeredocLanguageServer(LanguageServer):
                 log.exception("error in %s.%s", name, what)
                 self.log_to_client(f"internal error in {name}.{what}; see the server log")
         return out
+
+    async def prepared(self, uri: str) -> Snapshot | None:
+        """The current snapshot of ``uri`` once every feature has prepared its contributions for it
+        (:meth:`Feature.prepare`); a change that arrived while they built is prepared too (cheaply: only the
+        changed items are built again)."""
+        for _ in range(3):
+            snap = self.analyses.get(uri)
+            if snap is None:
+                return None
+            for feature in self.features:
+                try:
+                    await feature.prepare(snap)
+                except Exception:
+                    log.exception("error in %s.prepare", type(feature).__name__)
+            if self.analyses.get(uri) is snap:
+                return snap
+        return self.analyses.get(uri)
 
     def config_changed(self) -> None:
         """The effective configuration may have changed: every feature re-checks what it shows."""

@@ -24,7 +24,7 @@ from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import column_to_client, span_to_range
 from heredoc_lsp.lsp.protocol import Prerendered
-from heredoc_lsp.lsp.splice import Parts, json_array, update
+from heredoc_lsp.lsp.splice import Parts, json_array, update_sliced
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.navigation.outline import Symbol, cli_outline, outline
 from heredoc_lsp.syntax.cli import CliScript
@@ -142,7 +142,7 @@ class SymbolsFeature(Feature):
         cache = self.cache
         parts = self.parts
 
-        def cli_tree(snap: Snapshot) -> Prerendered:
+        async def cli_tree(snap: Snapshot) -> Prerendered:
             script = snap.tree
             assert isinstance(script, CliScript)
             codec = server.position_codec
@@ -155,14 +155,19 @@ class SymbolsFeature(Feature):
 
             previous = parts.get(snap.uri)
             changed = None if previous is None else server.analyses.changes_since(snap, previous[0].serial)
-            done = update(None if previous is None else previous[0], snap.serial, changed, build)
+            done = await update_sliced(
+                None if previous is None else previous[0], snap.serial, changed, build, len(lines)
+            )
             text = json_array(done, previous, changed)
-            parts[snap.uri] = (done, text)
+            kept = parts.get(snap.uri)
+            # Other requests ran while this one yielded: keep the newest answer (closed: keep nothing).
+            if server.documents.get(snap.uri) is not None and (kept is None or kept[0].serial <= done.serial):
+                parts[snap.uri] = (done, text)
             return Prerendered(text)
 
         @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
         @guarded(server)
-        def document_symbol(params: types.DocumentSymbolParams) -> Result | None:
+        async def document_symbol(params: types.DocumentSymbolParams) -> Result | None:
             uri = params.text_document.uri
             snap = server.analyses.get(uri)
             if snap is None:
@@ -173,7 +178,7 @@ class SymbolsFeature(Feature):
                 return hit[2]
             result: Result
             if tree_wanted and isinstance(snap.tree, CliScript):
-                result = cli_tree(snap)
+                result = await cli_tree(snap)
                 cache[uri] = (snap.serial, tree_wanted, result)
                 return result
             symbols = outline(snap.language, snap.lines, snap.tree, snap.config.commands)
