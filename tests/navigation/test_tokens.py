@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from heredoc_lsp.languages import Language
 from heredoc_lsp.navigation.tokens import DECLARATION, TOKEN_TYPES, tokens
 from heredoc_lsp.syntax.cli import parse_cli
@@ -75,3 +80,34 @@ def test_configured_command_after_env_prefix_is_one_function_token() -> None:
     found = tokens(Language.CLI, lines, parse_cli(lines, schemas), schemas)
     functions = [tuple(found[k : k + 3]) for k in range(0, len(found), 5) if TOKEN_TYPES[found[k + 3]] == "function"]
     assert functions == [(0, 22, 17), (3, 4, 16)]
+
+
+PIECES = [
+    "run <<EOF",
+    "body é😀",
+    "EOF",
+    "# note",
+    "tool task <<END",
+    "---TITLE---",
+    "Titre",
+    "END",
+    "  ",
+    "x=1",
+    "cat <<-'Q'",
+    "\tQ",
+    "tail <<OPEN",
+]
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=30), st.lists(st.integers(1, 30), max_size=4))
+def test_tokens_of_consecutive_windows_are_the_documents_tokens(doc: list[str], cuts: list[int]) -> None:
+    """The server builds a big document's tokens window by window (lsp/splice.in_slices): the windows' tokens,
+    one after the other, must be the whole document's."""
+    lines = tuple(doc)
+    script = parse_cli(lines, SCHEMAS)
+    whole = tokens(Language.CLI, lines, script, SCHEMAS)
+    bounds = [0, *sorted({c for c in cuts if c < len(lines)}), len(lines)]
+    windows: list[int] = []
+    for first, stop in itertools.pairwise(bounds):
+        windows += tokens(Language.CLI, lines, script, SCHEMAS, first, stop - 1 if stop < len(lines) else None)
+    assert windows == whole

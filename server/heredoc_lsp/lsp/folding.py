@@ -17,7 +17,7 @@ from heredoc_lsp.lsp.analysis import Snapshot
 from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.protocol import Prerendered
-from heredoc_lsp.lsp.splice import Parts, update_sliced
+from heredoc_lsp.lsp.splice import Building, Parts, update_sliced
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.navigation.folds import Fold, cli_folds, comment_run_bounds, folds
 from heredoc_lsp.syntax.cli import CliScript
@@ -47,9 +47,11 @@ class FoldingFeature(Feature):
     def __init__(self, server: HeredocLanguageServer) -> None:
         super().__init__(server)
         self.parts: dict[str, Parts[tuple[Fold, str]]] = {}
+        self.building = Building()
 
     def closed(self, uri: str) -> None:
         self.parts.pop(uri, None)
+        self.building.forget(uri)
 
     def register(self) -> None:
         server = self.server
@@ -80,6 +82,10 @@ class FoldingFeature(Feature):
         @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
         @guarded(server)
         async def folding_range(params: types.FoldingRangeParams) -> list[types.FoldingRange] | Prerendered | None:
+            async with self.building(params.text_document.uri):
+                return await answer(params)
+
+        async def answer(params: types.FoldingRangeParams) -> list[types.FoldingRange] | Prerendered | None:
             snap = server.analyses.get(params.text_document.uri)
             if snap is None:
                 return None

@@ -20,6 +20,7 @@ from heredoc_lsp.lsp.analysis import Changed, Snapshot
 from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import column_to_client, from_client
+from heredoc_lsp.lsp.splice import Building, in_slices
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.navigation.tokens import TOKEN_MODIFIERS, TOKEN_TYPES, tokens
 from heredoc_lsp.syntax.cli import CliScript
@@ -153,6 +154,7 @@ class SemanticTokensFeature(Feature):
     def __init__(self, server: HeredocLanguageServer) -> None:
         super().__init__(server)
         self.last: dict[str, Encoded] = {}  # the last full answer per document
+        self.building = Building()
 
     def initialize(self, params: types.InitializeParams) -> None:
         if not self.server.client.semantic_tokens:
@@ -169,19 +171,28 @@ class SemanticTokensFeature(Feature):
 
     def closed(self, uri: str) -> None:
         self.last.pop(uri, None)
+        self.building.forget(uri)
 
     def register(self) -> None:
         """The handlers are declared at ``initialize``, for clients that ask for semantic tokens."""
         server = self.server
         last = self.last
 
-        def build(snap: Snapshot) -> Encoded:
-            absolute = _visible(tokens(snap.language, snap.lines, snap.tree, snap.config.commands))
+        async def build(snap: Snapshot) -> Encoded:
+            def window(first: int, stop: int | None) -> list[int]:
+                last = None if stop is None else stop - 1
+                return tokens(snap.language, snap.lines, snap.tree, snap.config.commands, first, last)
+
+            # Slices of lines in order: their tokens follow each other as the whole document's would.
+            found = await in_slices(window, 0, None, len(snap.lines))
+            absolute = _visible([x for part in found for x in part])
             data = encode(absolute, snap.lines, server.position_codec)
             WORK["tokens"] += len(data) // 5
             return Encoded(snap.serial, str(snap.serial), absolute, data)
 
-        def current(snap: Snapshot) -> tuple[Encoded, Encoded | None, list[types.SemanticTokensEdit] | None]:
+        async def current(
+            snap: Snapshot,
+        ) -> tuple[Encoded, Encoded | None, list[types.SemanticTokensEdit] | None]:
             """(the tokens of ``snap``, the previous answer, the edits from it when known)."""
             hit = last.get(snap.uri)
             if hit is not None and hit.serial == snap.serial:
@@ -196,26 +207,31 @@ class SemanticTokensFeature(Feature):
                 done, edit = splice(hit, snap.serial, changed, window, snap.lines, server.position_codec)
                 last[snap.uri] = done
                 return done, hit, [edit] if edit is not None else []
-            done = build(snap)
+            done = await build(snap)
             if hit is not None and hit.data == done.data:
                 done = Encoded(done.serial, hit.result_id, done.absolute, done.data)  # same tokens: same resultId
-            last[snap.uri] = done
+            kept = last.get(snap.uri)
+            # Other requests ran while this one yielded: keep the newest answer (closed: keep nothing).
+            if server.documents.get(snap.uri) is not None and (kept is None or kept.serial <= done.serial):
+                last[snap.uri] = done
             return done, hit, None
 
-        def on_full(params: types.SemanticTokensParams) -> types.SemanticTokens | None:
+        async def on_full(params: types.SemanticTokensParams) -> types.SemanticTokens | None:
             snap = server.analyses.get(params.text_document.uri)
             if snap is None:
                 return None
-            done, _, _ = current(snap)
+            async with self.building(snap.uri):
+                done, _, _ = await current(snap)
             return types.SemanticTokens(data=done.data, result_id=done.result_id)
 
-        def on_delta(
+        async def on_delta(
             params: types.SemanticTokensDeltaParams,
         ) -> types.SemanticTokens | types.SemanticTokensDelta | None:
             snap = server.analyses.get(params.text_document.uri)
             if snap is None:
                 return None
-            done, previous, edits = current(snap)
+            async with self.building(snap.uri):
+                done, previous, edits = await current(snap)
             if done.result_id == params.previous_result_id:
                 return types.SemanticTokensDelta(edits=[], result_id=done.result_id)
             if previous is None or previous.result_id != params.previous_result_id:

@@ -50,6 +50,7 @@ from heredoc_lsp.lsp.rename import RenameFeature
 from heredoc_lsp.lsp.run_commands import RunFeature
 from heredoc_lsp.lsp.semantic_tokens import SemanticTokensFeature
 from heredoc_lsp.lsp.settings import SettingsManager
+from heredoc_lsp.lsp.splice import Building
 from heredoc_lsp.lsp.symbols import SymbolsFeature
 from heredoc_lsp.lsp.work import WorkCounts
 from heredoc_lsp.syntax.cli import parse_cli
@@ -93,6 +94,7 @@ class HeredocLanguageServer(LanguageServer):
         self.client = ClientProfile()  # replaced at initialize
         self.settings = SettingsManager(self)
         self.analyses = Analyses(self)
+        self.building = Building()  # one prepare at a time per document (server.prepared)
         self.features: tuple[Feature, ...] = (self.settings, *(feature(self) for feature in FEATURES))
 
     # -- shared state ------------------------------------------------------------------------------------------
@@ -120,18 +122,19 @@ class HeredocLanguageServer(LanguageServer):
         """The current snapshot of ``uri`` once every feature has prepared its contributions for it
         (:meth:`Feature.prepare`); a change that arrived while they built is prepared too (cheaply: only the
         changed items are built again)."""
-        for _ in range(3):
-            snap = self.analyses.get(uri)
-            if snap is None:
-                return None
-            for feature in self.features:
-                try:
-                    await feature.prepare(snap)
-                except Exception:
-                    log.exception("error in %s.prepare", type(feature).__name__)
-            if self.analyses.get(uri) is snap:
-                return snap
-        return self.analyses.get(uri)
+        async with self.building(uri):
+            for _ in range(3):
+                snap = self.analyses.get(uri)
+                if snap is None:
+                    return None
+                for feature in self.features:
+                    try:
+                        await feature.prepare(snap)
+                    except Exception:
+                        log.exception("error in %s.prepare", type(feature).__name__)
+                if self.analyses.get(uri) is snap:
+                    return snap
+            return self.analyses.get(uri)
 
     def config_changed(self) -> None:
         """The effective configuration may have changed: every feature re-checks what it shows."""
@@ -257,6 +260,7 @@ def _register_lifecycle(server: HeredocLanguageServer) -> None:
     def on_close(params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         server.analyses.forget(uri)
+        server.building.forget(uri)
         server.each(lambda f: f.closed(uri), "closed")
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)

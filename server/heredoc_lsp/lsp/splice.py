@@ -20,6 +20,7 @@ from typing import Generic, TypeVar
 from heredoc_lsp.lsp.analysis import Changed
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 # build(first_line, stop_line) -> (start lines, entries) of the items starting on lines [first_line, stop_line)
 # (stop_line None: to the end of the document).
@@ -97,10 +98,31 @@ SLICE_SECONDS = 0.008  # how long one slice of a big build may hold the event lo
 FIRST_SLICE = 500  # lines in the first slice; later slices are sized from the time the previous ones took
 
 
+async def in_slices(build: Callable[[int, int | None], R], first: int, stop: int | None, line_count: int) -> list[R]:
+    """``build(first, stop)`` as consecutive calls over slices of the lines, in order, yielding to the event loop
+    between them; the slices are sized to take about :data:`SLICE_SECONDS` each (the first has
+    :data:`FIRST_SLICE` lines, each later one at most twice the one before)."""
+    end = line_count if stop is None else stop
+    out: list[R] = []
+    size = FIRST_SLICE
+    at = first
+    while True:
+        upto = at + size
+        last = upto >= end
+        started = time.perf_counter()
+        out.append(build(at, stop if last else upto))
+        if last:
+            return out
+        at = upto
+        took = time.perf_counter() - started
+        size = max(100, min(size * 2, int(size * SLICE_SECONDS / took) if took > 0 else size * 2))
+        await asyncio.sleep(0)
+
+
 async def update_sliced(
     previous: Parts[T] | None, serial: int, changed: Changed | None, build: Build[T], line_count: int
 ) -> Parts[T]:
-    """:func:`update` that builds a big window in slices of lines, yielding to the event loop between them.
+    """:func:`update` that builds a big window in slices of lines (:func:`in_slices`).
 
     The answer is the same as :func:`update`'s (items are built by the line they start on, so slices meet
     exactly); other messages (a keystroke, its diagnostics, a cancellation) are handled between slices. The
@@ -109,23 +131,27 @@ async def update_sliced(
     if previous is not None and previous.serial == serial:
         return previous
     first, stop = _window(previous, changed)
-    end = line_count if stop is None else stop
     lines: list[int] = []
     values: list[T] = []
-    size = FIRST_SLICE
-    at = first
-    while True:
-        upto = at + size
-        last = upto >= end
-        started = time.perf_counter()
-        more_lines, more_values = build(at, stop if last else upto)
+    for more_lines, more_values in await in_slices(build, first, stop, line_count):
         lines += more_lines
         values += more_values
-        if last:
-            break
-        at = upto
-        took = time.perf_counter() - started
-        # Aim the next slice at SLICE_SECONDS from this slice's pace (at most doubling, at least 100 lines).
-        size = max(100, min(size * 2, int(size * SLICE_SECONDS / took) if took > 0 else size * 2))
-        await asyncio.sleep(0)
     return _assemble(previous, serial, changed, lines, values)
+
+
+class Building:
+    """One build at a time per document: a request that finds another one building waits for it, then splices
+    its own snapshot into that answer (two requests right after opening a script would otherwise both build it
+    whole)."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def __call__(self, uri: str) -> asyncio.Lock:
+        lock = self._locks.get(uri)
+        if lock is None:
+            lock = self._locks[uri] = asyncio.Lock()
+        return lock
+
+    def forget(self, uri: str) -> None:
+        self._locks.pop(uri, None)

@@ -24,7 +24,7 @@ from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import column_to_client, span_to_range
 from heredoc_lsp.lsp.protocol import Prerendered
-from heredoc_lsp.lsp.splice import Parts, json_array, update_sliced
+from heredoc_lsp.lsp.splice import Building, Parts, json_array, update_sliced
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.navigation.outline import Symbol, cli_outline, outline
 from heredoc_lsp.syntax.cli import CliScript
@@ -132,10 +132,12 @@ class SymbolsFeature(Feature):
         super().__init__(server)
         self.cache: dict[str, tuple[int, bool, Result]] = {}
         self.parts: dict[str, tuple[Parts[str], str]] = {}  # per document: the symbols and their JSON array
+        self.building = Building()
 
     def closed(self, uri: str) -> None:
         self.cache.pop(uri, None)
         self.parts.pop(uri, None)
+        self.building.forget(uri)
 
     def register(self) -> None:
         server = self.server
@@ -169,6 +171,10 @@ class SymbolsFeature(Feature):
         @guarded(server)
         async def document_symbol(params: types.DocumentSymbolParams) -> Result | None:
             uri = params.text_document.uri
+            async with self.building(uri):
+                return await answer(uri)
+
+        async def answer(uri: str) -> Result | None:
             snap = server.analyses.get(uri)
             if snap is None:
                 return None
