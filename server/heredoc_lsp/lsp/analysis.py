@@ -9,6 +9,7 @@ nearest safe line before the edit (:mod:`heredoc_lsp.lsp.incremental`).
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 from bisect import bisect_left
@@ -193,6 +194,13 @@ class Analyses:
                     combined = combined.then(later)
                 return combined
         return None
+
+    async def latest(self, uri: str) -> Snapshot | None:
+        """:meth:`get` for an async handler: when the document was never parsed (just opened), the event loop
+        first reads what arrived with it, so that the whole parse is a stall of its own, not added to the open."""
+        if self.peek(uri) is None:
+            await asyncio.sleep(0)
+        return self.get(uri)
 
     def peek(self, uri: str) -> Snapshot | None:
         """The last snapshot computed, current or not (never computes)."""

@@ -118,6 +118,7 @@ class DiagnosticsFeature(Feature):
             async def on_pull(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport | Prerendered:
                 if not self.server.settings.ready:
                     await self.server.settings.wait_ready()
+                await self.server.analyses.latest(params.text_document.uri)
                 return self._on_pull(params)
 
     def opened(self, doc: Document) -> None:

@@ -86,7 +86,7 @@ class FoldingFeature(Feature):
                 return await answer(params)
 
         async def answer(params: types.FoldingRangeParams) -> list[types.FoldingRange] | Prerendered | None:
-            snap = server.analyses.get(params.text_document.uri)
+            snap = await server.analyses.latest(params.text_document.uri)
             if snap is None:
                 return None
             collapsed = server.client.folding_collapsed_text

@@ -82,8 +82,8 @@ class LinksFeature(Feature):
 
         @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK, types.DocumentLinkOptions(resolve_provider=False))
         @guarded(server)
-        def document_link(params: types.DocumentLinkParams) -> list[types.DocumentLink] | None:
-            snap = server.analyses.get(params.text_document.uri)
+        async def document_link(params: types.DocumentLinkParams) -> list[types.DocumentLink] | None:
+            snap = await server.analyses.latest(params.text_document.uri)
             if snap is None or snap.language is not Language.INBOX or not isinstance(snap.tree, InboxReply):
                 return None
             codec = server.position_codec

@@ -217,7 +217,7 @@ class SemanticTokensFeature(Feature):
             return done, hit, None
 
         async def on_full(params: types.SemanticTokensParams) -> types.SemanticTokens | None:
-            snap = server.analyses.get(params.text_document.uri)
+            snap = await server.analyses.latest(params.text_document.uri)
             if snap is None:
                 return None
             async with self.building(snap.uri):
@@ -227,7 +227,7 @@ class SemanticTokensFeature(Feature):
         async def on_delta(
             params: types.SemanticTokensDeltaParams,
         ) -> types.SemanticTokens | types.SemanticTokensDelta | None:
-            snap = server.analyses.get(params.text_document.uri)
+            snap = await server.analyses.latest(params.text_document.uri)
             if snap is None:
                 return None
             async with self.building(snap.uri):
@@ -241,8 +241,8 @@ class SemanticTokensFeature(Feature):
                 edits = [edit] if edit is not None else []
             return types.SemanticTokensDelta(edits=edits, result_id=done.result_id)
 
-        def on_range(params: types.SemanticTokensRangeParams) -> types.SemanticTokens | None:
-            snap = server.analyses.get(params.text_document.uri)
+        async def on_range(params: types.SemanticTokensRangeParams) -> types.SemanticTokens | None:
+            snap = await server.analyses.latest(params.text_document.uri)
             if snap is None:
                 return None
             codec = server.position_codec

@@ -124,7 +124,7 @@ class HeredocLanguageServer(LanguageServer):
         changed items are built again)."""
         async with self.building(uri):
             for _ in range(3):
-                snap = self.analyses.get(uri)
+                snap = await self.analyses.latest(uri)
                 if snap is None:
                     return None
                 for feature in self.features:

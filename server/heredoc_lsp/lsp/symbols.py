@@ -175,7 +175,7 @@ class SymbolsFeature(Feature):
                 return await answer(uri)
 
         async def answer(uri: str) -> Result | None:
-            snap = server.analyses.get(uri)
+            snap = await server.analyses.latest(uri)
             if snap is None:
                 return None
             tree_wanted = server.client.hierarchical_symbols
