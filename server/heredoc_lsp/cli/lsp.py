@@ -9,8 +9,6 @@ import os
 import sys
 from typing import Any
 
-from heredoc_lsp.lsp.server import ClientLogHandler, build_server
-
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
@@ -66,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
     # pygls logs every message body at INFO: keep it quiet unless debugging.
     if args.log_level != "debug":
         logging.getLogger("pygls").setLevel(logging.WARNING)
+
+    # The server loads pygls and every feature (0.5 s): not on the path of `--help` and the other subcommands,
+    # which import this module to build the argument parser (`heredoc-lsp --help`: 0.07 s instead of 0.61 s).
+    from heredoc_lsp.lsp.server import ClientLogHandler, build_server  # deferred: check start-up
 
     server = build_server()
     logging.getLogger("heredoc_lsp").addHandler(ClientLogHandler(server))
