@@ -8,6 +8,7 @@ the same text opened afresh.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -179,3 +180,31 @@ async def test_spliced_answers_equal_fresh_ones(profile: str, tmp_path: Path) ->
             if "tokens" in answers:
                 data = apply_tokens(data, answers["tokens"])
                 assert data == list(fresh["tokens"].data), new
+
+
+async def test_first_answers_of_100k_lines_are_built_in_slices(tmp_path: Path) -> None:
+    """Long work never holds the loop: the first outline, folds, tokens and lenses of a 100k-line script are built
+    in slices with the loop's turn between them, so a hover asked after the outline is answered before it."""
+    async with session("vscode", tmp_path) as client:
+        uri = client.open(script(BIG))
+        await client.diagnostics_of(uri)  # parsed: what follows is the views' own work
+        before = await counts(client)
+        finished: list[str] = []
+
+        async def ask(name: str, request: Any) -> None:
+            await request
+            finished.append(name)
+
+        position = types.Position(line=BIG // 2, character=2)
+        await asyncio.gather(
+            ask("symbols", client.text_document_document_symbol_async(types.DocumentSymbolParams(doc(uri)))),
+            ask("hover", client.text_document_hover_async(types.HoverParams(doc(uri), position))),
+        )
+        assert finished == ["hover", "symbols"]
+        await client.text_document_folding_range_async(types.FoldingRangeParams(text_document=doc(uri)))
+        await client.text_document_code_lens_async(types.CodeLensParams(text_document=doc(uri)))
+        await client.text_document_semantic_tokens_full_async(types.SemanticTokensParams(text_document=doc(uri)))
+        spent = {key: value - before.get(key, 0) for key, value in (await counts(client)).items()}
+        # A slice at most doubles the one before (the first has 500 lines): at least 7 turns per 100k-line build,
+        # however fast the machine; five builds here (symbols, folds, targets, lenses, tokens).
+        assert spent["yields"] >= 5 * 7, spent

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from heredoc_lsp.lsp.analysis import Changed
+from heredoc_lsp.lsp.work import WORK
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -116,6 +117,7 @@ async def in_slices(build: Callable[[int, int | None], R], first: int, stop: int
         at = upto
         took = time.perf_counter() - started
         size = max(100, min(size * 2, int(size * SLICE_SECONDS / took) if took > 0 else size * 2))
+        WORK["yields"] += 1
         await asyncio.sleep(0)
 
 

@@ -15,7 +15,8 @@ from heredoc_lsp.lsp.feature import Feature
 WORK_COUNTS = "heredoc-lsp/workCounts"
 
 # Keys: "lines_scanned" (the .cli re-parse after an edit), "full_parses", "diagnostics" (converted to LSP),
-# "symbols", "folds", "run_targets", "lenses" (targets whose lenses were built), "tokens" (semantic tokens encoded).
+# "symbols", "folds", "run_targets", "lenses" (targets whose lenses were built), "tokens" (semantic tokens encoded),
+# "yields" (a big build gave the event loop a turn between two slices: lsp/splice.py in_slices).
 WORK: Counter[str] = Counter()
 
 
