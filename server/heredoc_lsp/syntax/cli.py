@@ -589,6 +589,7 @@ class _Scanner:
         plain_ok = not self.arca
         check_all = bool(self.schemas)
         lint_starts = _LINT_STARTS
+        no_effect = NO_EFFECT_COMMANDS
         numbered = enumerate(islice(lines, start, None) if start else lines, start)
         for i, line in numbered:
             t = line.strip(blanks)
@@ -600,7 +601,8 @@ class _Scanner:
             if "<<" not in t:
                 append(i)
                 # Cheap filters first: most commands cannot be a lint case (see _lint).
-                if t[-1] == "\\" or t[:2] in lint_starts or "=" in t:
+                # (str.split's first word is a prefix of the blank-delimited one: it never hides a name)
+                if t[-1] == "\\" or "=" in t or (t[:2] in lint_starts and t.split(None, 1)[0] in no_effect):
                     self._lint(i, line, t)
                 continue
             j = t.rfind("<<")
