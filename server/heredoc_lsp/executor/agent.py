@@ -326,18 +326,6 @@ def advance_session(
     return updated, outbox
 
 
-def pending_replies(paths: AgentPaths) -> list[Path]:
-    """``inbox/*.txt`` oldest first (modification time, then name)."""
-    if not paths.inbox.is_dir():
-        return []
-    found: list[tuple[float, str, Path]] = []
-    for p in paths.inbox.glob("*.txt"):
-        with contextlib.suppress(OSError):
-            if p.is_file():
-                found.append((p.stat().st_mtime, p.name, p))
-    return [p for _, _, p in sorted(found)]
-
-
 def move_processed(paths: AgentPaths, reply: Path, folder: Path | None = None) -> Path:
     """Move a reply to ``inbox/processed/`` (or ``folder``), under a numbered name when one is already there."""
     folder = folder or paths.processed

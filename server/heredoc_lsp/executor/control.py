@@ -30,7 +30,7 @@ class RunControl:
     """Thread-safe control of one run.
 
     ``cancel`` and ``answer`` may be called from any thread (a stdin reader, an LSP request handler); the run's
-    coroutines wait on :meth:`wait_cancelled` and :meth:`ask` in their own event loop.
+    coroutines wait on :meth:`ask` in their own event loop.
     """
 
     def __init__(self) -> None:
@@ -38,7 +38,6 @@ class RunControl:
         self._reason: str | None = None
         self._failure: tuple[FailureCode, str] | None = None
         self._input_closed: str | None = None
-        self._cancel_waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[str]]] = []
         self._cancel_callbacks: dict[int, tuple[asyncio.AbstractEventLoop, Callable[[str], None]]] = {}
         self._next_callback = 0
         self._questions: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = {}
@@ -56,22 +55,14 @@ class RunControl:
         """Set by :meth:`abort`: the run ends with ``run.failed`` (this code and message) instead of cancelled."""
         return self._failure
 
-    @property
-    def pending_questions(self) -> tuple[str, ...]:
-        with self._lock:
-            return tuple(self._questions)
-
     def cancel(self, reason: str = "cancelled") -> None:
         """Ask the run to stop; the first reason is kept. Running commands are killed (whole process tree)."""
         with self._lock:
             if self._reason is not None:
                 return
             self._reason = reason or "cancelled"
-            waiters, self._cancel_waiters = self._cancel_waiters, []
             callbacks, self._cancel_callbacks = list(self._cancel_callbacks.values()), {}
             questions = list(self._questions.values())
-        for loop, fut in waiters:
-            _resolve(loop, fut, self._reason, None)
         for loop, callback in callbacks:
             _call_in(loop, callback, self._reason)
         for loop, qfut in questions:
@@ -109,7 +100,7 @@ class RunControl:
     def on_cancel(self, callback: Callable[[str], None]) -> Callable[[], None]:
         """Call ``callback(reason)`` in the current event loop when the run is cancelled (at once if it already is).
 
-        Returns a function that unregisters it. Cheaper than a task waiting on :meth:`wait_cancelled`.
+        Returns a function that unregisters it.
         """
         loop = asyncio.get_running_loop()
         with self._lock:
@@ -127,21 +118,6 @@ class RunControl:
                 self._cancel_callbacks.pop(key, None)
 
         return remove
-
-    async def wait_cancelled(self) -> str:
-        """Return the reason once the run is cancelled."""
-        loop = asyncio.get_running_loop()
-        fut: asyncio.Future[str] = loop.create_future()
-        with self._lock:
-            if self._reason is not None:
-                return self._reason
-            self._cancel_waiters.append((loop, fut))
-        try:
-            return await fut
-        finally:
-            with self._lock:
-                if (loop, fut) in self._cancel_waiters:
-                    self._cancel_waiters.remove((loop, fut))
 
     async def ask(
         self,

@@ -121,12 +121,6 @@ class Redactor:
         k = self.partial_prefix(text)
         return REDACTED + text[k:] if k >= MIN_SECRET_LENGTH else text
 
-    def redact_cut(self, head: str, tail: str) -> tuple[str, str]:
-        """Redact two pieces of one stream whose middle was dropped: a secret cut in two is hidden on both sides."""
-        if self._pattern is None:
-            return head, tail
-        return self.mask_end(head), self.mask_start(tail)
-
     def redact_joined(self, first: str, second: str) -> tuple[str, str]:
         """Redact two texts shown one after the other (stdout, then stderr): a secret split between them is hidden.
 

@@ -240,10 +240,6 @@ class _Streams:
             self._loop.remove_writer(fd)
             os.close(fd)
 
-    @property
-    def open_streams(self) -> tuple[Stream, ...]:
-        return tuple(self._fds)
-
     async def drain(self, timeout_s: float) -> bool:
         """Wait for end of file on both output pipes; False when someone still holds them after ``timeout_s``."""
         pending = [f for f in self.eof.values() if not f.done()]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lsprotocol import types
-from pygls.workspace import PositionCodec, ServerTextPosition
+from pygls.workspace import PositionCodec
 
 from heredoc_lsp.syntax.diagnostics import Span
 
@@ -72,8 +72,3 @@ def range_to_span(codec: PositionCodec, lines: Sequence[str], rng: types.Range) 
     if (el, ec) < (sl, sc):
         (sl, sc), (el, ec) = (el, ec), (sl, sc)
     return Span(sl, sc, el, ec)
-
-
-def server_position(point: Point) -> ServerTextPosition:
-    """For code that wants pygls' own server-side position type."""
-    return ServerTextPosition(line=point[0], character=point[1])

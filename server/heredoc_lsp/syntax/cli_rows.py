@@ -16,13 +16,13 @@ answers. ``tests/lsp_nav/test_nav_properties.py`` checks the views against ``ite
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 from heredoc_lsp.syntax import cli as _cli
 from heredoc_lsp.syntax.cli import CliScript, Command, Comment, Item
 from heredoc_lsp.syntax.params import ParamsBody
-from heredoc_lsp.syntax.schema import CommandSchema, lookup_schema
+from heredoc_lsp.syntax.schema import CommandSchema
 from heredoc_lsp.syntax.text import BLANK_CHARS
 
 RowKind = Literal["comment", "command", "heredoc"]
@@ -245,8 +245,3 @@ def trimmed(line: str) -> tuple[int, str]:
     """(column of the first non-blank, trimmed text) of a line."""
     t = line.strip(BLANK_CHARS)
     return (len(line) - len(line.lstrip(BLANK_CHARS)) if t else 0), t
-
-
-def schema_for(schemas: Mapping[str, CommandSchema] | None, command_text: str) -> CommandSchema | None:
-    """The configured command matching ``command_text`` (None without configured commands)."""
-    return lookup_schema(schemas, command_text) if schemas else None
