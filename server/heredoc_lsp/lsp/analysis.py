@@ -197,9 +197,12 @@ class Analyses:
 
     async def latest(self, uri: str) -> Snapshot | None:
         """:meth:`get` for an async handler: when the document was never parsed (just opened), the event loop
-        first reads what arrived with it, so that the whole parse is a stall of its own, not added to the open."""
+        reads what arrived with it first and gets a turn after the parse, so that the whole parse is a stall of
+        its own, added neither to the open nor to the handlers' own work."""
         if self.peek(uri) is None:
             await asyncio.sleep(0)
+            self.get(uri)
+            await asyncio.sleep(0)  # and every handler that waited for the parse continues after another turn
         return self.get(uri)
 
     def peek(self, uri: str) -> Snapshot | None:

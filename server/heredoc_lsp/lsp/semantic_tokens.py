@@ -9,9 +9,10 @@ edit covering the tokens between the unchanged head and tail.
 
 from __future__ import annotations
 
+import json
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -20,6 +21,7 @@ from heredoc_lsp.lsp.analysis import Changed, Snapshot
 from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import column_to_client, from_client
+from heredoc_lsp.lsp.protocol import Prerendered
 from heredoc_lsp.lsp.splice import Building, in_slices
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.navigation.tokens import TOKEN_MODIFIERS, TOKEN_TYPES, tokens
@@ -99,6 +101,7 @@ class Encoded:
     result_id: str
     absolute: list[int]
     data: list[int]
+    data_json: str | None = None  # ``data`` as JSON numbers without brackets, when built with it
 
 
 def _visible(absolute: list[int]) -> list[int]:
@@ -148,6 +151,16 @@ def splice(
     return Encoded(serial, str(serial), absolute, data), edit
 
 
+def full_json(done: Encoded) -> Prerendered:
+    """A full ``SemanticTokens`` answer as JSON text (a 100k-line script has 250k integers: converting them as
+    lsprotocol values and encoding them again would hold the loop for tens of milliseconds)."""
+    numbers = done.data_json if done.data_json is not None else _compact(done.data)[1:-1]
+    return Prerendered(f'{{"resultId":{json.dumps(done.result_id)},"data":[{numbers}]}}')
+
+
+_compact = json.JSONEncoder(separators=(",", ":")).encode
+
+
 class SemanticTokensFeature(Feature):
     """textDocument/semanticTokens (full, delta, range)."""
 
@@ -179,16 +192,25 @@ class SemanticTokensFeature(Feature):
         last = self.last
 
         async def build(snap: Snapshot) -> Encoded:
-            def window(first: int, stop: int | None) -> list[int]:
-                last = None if stop is None else stop - 1
-                return tokens(snap.language, snap.lines, snap.tree, snap.config.commands, first, last)
+            codec = server.position_codec
+            lines = snap.lines
+            absolute: list[int] = []
+            data: list[int] = []
+            texts: list[str] = []
 
-            # Slices of lines in order: their tokens follow each other as the whole document's would.
-            found = await in_slices(window, 0, None, len(snap.lines))
-            absolute = _visible([x for part in found for x in part])
-            data = encode(absolute, snap.lines, server.position_codec)
+            def window(first: int, stop: int | None) -> None:
+                last = None if stop is None else stop - 1
+                part = _visible(tokens(snap.language, lines, snap.tree, snap.config.commands, first, last))
+                # Slices of lines in order: the tokens follow each other as the whole document's would.
+                encoded = encode(part, lines, codec, absolute[-5] if absolute else 0)
+                if encoded:
+                    texts.append(_compact(encoded)[1:-1])
+                data.extend(encoded)
+                absolute.extend(part)
+
+            await in_slices(window, 0, None, len(lines))
             WORK["tokens"] += len(data) // 5
-            return Encoded(snap.serial, str(snap.serial), absolute, data)
+            return Encoded(snap.serial, str(snap.serial), absolute, data, ",".join(texts))
 
         async def current(
             snap: Snapshot,
@@ -209,24 +231,24 @@ class SemanticTokensFeature(Feature):
                 return done, hit, [edit] if edit is not None else []
             done = await build(snap)
             if hit is not None and hit.data == done.data:
-                done = Encoded(done.serial, hit.result_id, done.absolute, done.data)  # same tokens: same resultId
+                done = replace(done, result_id=hit.result_id)  # same tokens: same resultId
             kept = last.get(snap.uri)
             # Other requests ran while this one yielded: keep the newest answer (closed: keep nothing).
             if server.documents.get(snap.uri) is not None and (kept is None or kept.serial <= done.serial):
                 last[snap.uri] = done
             return done, hit, None
 
-        async def on_full(params: types.SemanticTokensParams) -> types.SemanticTokens | None:
+        async def on_full(params: types.SemanticTokensParams) -> Prerendered | None:
             snap = await server.analyses.latest(params.text_document.uri)
             if snap is None:
                 return None
             async with self.building(snap.uri):
                 done, _, _ = await current(snap)
-            return types.SemanticTokens(data=done.data, result_id=done.result_id)
+            return full_json(done)
 
         async def on_delta(
             params: types.SemanticTokensDeltaParams,
-        ) -> types.SemanticTokens | types.SemanticTokensDelta | None:
+        ) -> Prerendered | types.SemanticTokensDelta | None:
             snap = await server.analyses.latest(params.text_document.uri)
             if snap is None:
                 return None
@@ -235,7 +257,7 @@ class SemanticTokensFeature(Feature):
             if done.result_id == params.previous_result_id:
                 return types.SemanticTokensDelta(edits=[], result_id=done.result_id)
             if previous is None or previous.result_id != params.previous_result_id:
-                return types.SemanticTokens(data=done.data, result_id=done.result_id)
+                return full_json(done)
             if edits is None:
                 edit = delta(previous.data, done.data)
                 edits = [edit] if edit is not None else []

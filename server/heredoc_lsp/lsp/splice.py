@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from bisect import bisect_left
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -99,6 +100,45 @@ SLICE_SECONDS = 0.008  # how long one slice of a big build may hold the event lo
 FIRST_SLICE = 500  # lines in the first slice; later slices are sized from the time the previous ones took
 
 
+class Turns:
+    """The event loop's turns, handed to sliced builds one at a time.
+
+    The loop runs every callback that is ready before it reads input again: five builds that each yield after a
+    slice would still hold it for five slices per turn. A build waits here between slices instead; each turn of
+    the loop lets one waiting build go on (first come, first served), so a turn runs at most one slice.
+    """
+
+    def __init__(self) -> None:
+        self._waiting: deque[asyncio.Future[None]] = deque()
+        self._scheduled: asyncio.AbstractEventLoop | None = None  # the loop a release is scheduled on
+
+    async def wait(self) -> None:
+        """Return in a later turn of the loop, when the builds that waited before have had theirs."""
+        future = asyncio.get_running_loop().create_future()
+        self._waiting.append(future)
+        self._schedule()
+        await future
+
+    def _schedule(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._waiting and self._scheduled is not loop:
+            self._scheduled = loop
+            loop.call_soon(self._release)
+
+    def _release(self) -> None:
+        self._scheduled = None
+        while self._waiting:
+            future = self._waiting.popleft()
+            # (a cancelled request's build is skipped, and so is one left behind by a loop that was closed)
+            if not future.done() and not future.get_loop().is_closed():
+                future.set_result(None)
+                break
+        self._schedule()
+
+
+TURNS = Turns()
+
+
 async def in_slices(build: Callable[[int, int | None], R], first: int, stop: int | None, line_count: int) -> list[R]:
     """``build(first, stop)`` as consecutive calls over slices of the lines, in order, yielding to the event loop
     between them; the slices are sized to take about :data:`SLICE_SECONDS` each (the first has
@@ -118,7 +158,7 @@ async def in_slices(build: Callable[[int, int | None], R], first: int, stop: int
         took = time.perf_counter() - started
         size = max(100, min(size * 2, int(size * SLICE_SECONDS / took) if took > 0 else size * 2))
         WORK["yields"] += 1
-        await asyncio.sleep(0)
+        await TURNS.wait()
 
 
 async def update_sliced(
