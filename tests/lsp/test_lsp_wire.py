@@ -1,4 +1,5 @@
-"""lsp/wire.py writes the JSON that lsprotocol's converter writes for the same diagnostic."""
+"""lsp/wire.py writes the JSON that lsprotocol's converter writes for the same diagnostic (the reference below
+builds the lsprotocol value field by field), and diagnostics.to_lsp reads it back as that value."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from lsprotocol.converters import get_converter
 from pygls.workspace import PositionCodec
 
 from heredoc_lsp.lsp.diagnostics import to_lsp
+from heredoc_lsp.lsp.positions import span_to_range
 from heredoc_lsp.lsp.wire import diagnostic_text
+from heredoc_lsp.rules import doc_url
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span
 
 LINES = ("echo é😀 done", "plain ascii line", "", "x😀😀y", "tab\there")
@@ -24,9 +27,38 @@ ENCODINGS = [
 CONVERTER = get_converter()
 
 
+def _plain(value: object) -> object:
+    """``data`` as JSON keeps: string keys, lists for tuples, text for anything else."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return str(value)
+
+
+def _reference_value(codec: PositionCodec, d: Diagnostic, related: bool, data: bool) -> types.Diagnostic:
+    uri = "file:///w%20x.cli"
+    info = [
+        types.DiagnosticRelatedInformation(types.Location(uri, span_to_range(codec, LINES, r.span)), r.message)
+        for r in d.related
+    ]
+    href = doc_url(d.code)
+    return types.Diagnostic(
+        range=span_to_range(codec, LINES, d.span),
+        message=d.message,
+        severity=types.DiagnosticSeverity(int(d.severity)),
+        code=d.code,
+        code_description=types.CodeDescription(href=href) if href else None,
+        source="heredoc-lsp",
+        related_information=info if related and info else None,
+        data=_plain(dict(d.data)) if data and d.data else None,
+    )
+
+
 def _reference(codec: PositionCodec, d: Diagnostic, related: bool, data: bool) -> object:
-    value = to_lsp("file:///w%20x.cli", LINES, codec, d, related=related, data=data)
-    return CONVERTER.unstructure(value, types.Diagnostic)
+    return CONVERTER.unstructure(_reference_value(codec, d, related, data), types.Diagnostic)
 
 
 SPANS = st.builds(Span, st.integers(-1, 6), st.integers(-2, 20), st.integers(-1, 6), st.integers(-2, 20))
@@ -57,6 +89,8 @@ def test_the_text_is_the_converters_json(
     codec = PositionCodec(encoding)
     text = diagnostic_text("file:///w%20x.cli", LINES, codec, d, related=related, data=data)
     assert json.loads(text) == _reference(codec, d, related, data)
+    value = to_lsp("file:///w%20x.cli", LINES, codec, d, related=related, data=data)
+    assert CONVERTER.unstructure(value, types.Diagnostic) == _reference(codec, d, related, data)
 
 
 def test_a_recurring_data_value_keeps_its_type() -> None:

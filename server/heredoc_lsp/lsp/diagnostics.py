@@ -27,15 +27,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 
 from heredoc_lsp.lsp.documents import Document, DocumentStore
 from heredoc_lsp.lsp.feature import Feature
-from heredoc_lsp.lsp.positions import span_to_range
 from heredoc_lsp.lsp.protocol import HeredocProtocol, Prerendered
 from heredoc_lsp.lsp.splice import Parts, update
-from heredoc_lsp.lsp.wire import SOURCE, diagnostic_text, json_safe
+from heredoc_lsp.lsp.wire import diagnostic_text
 from heredoc_lsp.lsp.work import WORK
-from heredoc_lsp.rules import RULES, doc_url
 from heredoc_lsp.syntax.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
@@ -46,8 +45,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# The editor's link on a diagnostic's code: its entry in docs/rules.md (`heredoc-lsp rule CODE` prints the same).
-_CODE_LINKS = {code: types.CodeDescription(href=url) for code in RULES if (url := doc_url(code)) is not None}
+_CONVERTER = get_converter()
 PULL_IDENTIFIER = "heredoc-lsp"
 
 
@@ -60,25 +58,11 @@ def to_lsp(
     related: bool = True,
     data: bool = True,
 ) -> types.Diagnostic:
-    """One core diagnostic as an LSP diagnostic (ranges in the client's encoding)."""
-    info: list[types.DiagnosticRelatedInformation] | None = None
-    if related and d.related:
-        info = [
-            types.DiagnosticRelatedInformation(
-                location=types.Location(uri=uri, range=span_to_range(codec, lines, r.span)), message=r.message
-            )
-            for r in d.related
-        ]
-    return types.Diagnostic(
-        range=span_to_range(codec, lines, d.span),
-        message=d.message,
-        severity=types.DiagnosticSeverity(int(d.severity)),
-        code=d.code,
-        code_description=_CODE_LINKS.get(d.code),
-        source=SOURCE,
-        related_information=info,
-        data=json_safe(dict(d.data)) if data and d.data else None,
-    )
+    """One core diagnostic as an lsprotocol ``Diagnostic``, for answers made of lsprotocol values (code actions,
+    the configuration file's diagnostics): the JSON of :func:`heredoc_lsp.lsp.wire.diagnostic_text`, read back."""
+    text = diagnostic_text(uri, lines, codec, d, related=related, data=data)
+    value: types.Diagnostic = _CONVERTER.structure(json.loads(text), types.Diagnostic)
+    return value
 
 
 class DiagnosticsFeature(Feature):
