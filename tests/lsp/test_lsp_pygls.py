@@ -30,6 +30,7 @@ def test_the_internals_exist() -> None:
     assert isinstance(Workspace(None)._text_documents, dict)
     assert server._stop_event is None  # pygls' base server sets it in its own start_io, read at shutdown
     assert isinstance(server, LanguageServer)
+    assert isinstance(server.protocol._request_futures, dict)
 
 
 def test_no_other_module_uses_them() -> None:
@@ -40,4 +41,7 @@ def test_no_other_module_uses_them() -> None:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute) and node.attr in protocol.PYGLS_INTERNALS:
                 offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno} .{node.attr}")
+            # getattr(obj, "_name") is a use too
+            if isinstance(node, ast.Constant) and node.value in protocol.PYGLS_INTERNALS:
+                offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.value!r}")
     assert offenders == []

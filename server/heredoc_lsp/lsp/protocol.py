@@ -7,7 +7,9 @@ the one place that uses pygls internals (each checked against :data:`PYGLS_CHECK
   are written as they are;
 - ``JsonRPCProtocol._converter``: the cattrs converter, warmed up before the first document arrives;
 - ``LanguageServer._stop_event`` and ``pygls.io_.run_async``: the stdio loop reads stdin with an asyncio pipe
-  reader (:func:`serve_stdio`).
+  reader (:func:`serve_stdio`);
+- ``JsonRPCProtocol._request_futures``: the future of a request in progress, which ``$/cancelRequest`` cancels
+  (:func:`request_future`: a run learns that its ``executeCommand`` was cancelled).
 
 - ``didOpen``/``didChange``/``didClose`` update :class:`~heredoc_lsp.lsp.documents.DocumentStore` line by line
   (pygls would rebuild and re-split the whole text per change) and then run the user handlers as pygls does. pygls'
@@ -48,7 +50,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PYGLS_CHECKED = "2.1.1"
-PYGLS_INTERNALS = ("_text_documents", "_send_response", "_result_types", "_converter", "_stop_event")
+PYGLS_INTERNALS = (
+    "_text_documents",
+    "_send_response",
+    "_result_types",
+    "_converter",
+    "_stop_event",
+    "_request_futures",
+)
 
 
 _WRITES: set[asyncio.Future[Any]] = set()  # writes in flight on an asynchronous transport
@@ -206,6 +215,13 @@ def converter_of(protocol: LanguageServerProtocol) -> Converter:
     """The protocol's cattrs converter (pygls keeps it private)."""
     converter: Converter = protocol._converter
     return converter
+
+
+def request_future(protocol: LanguageServerProtocol, msg_id: Any) -> Any:
+    """The future of the request ``msg_id`` while pygls handles it (None when there is none): pygls 2.1.1 keeps
+    them in ``JsonRPCProtocol._request_futures`` and cancels the one a ``$/cancelRequest`` names."""
+    futures = protocol._request_futures
+    return futures.get(msg_id) if isinstance(futures, dict) and msg_id is not None else None
 
 
 def serve_stdio(server: LanguageServer, stdin: Any = None, stdout: Any = None) -> None:

@@ -58,6 +58,7 @@ from heredoc_lsp.lsp.commands import (
 )
 from heredoc_lsp.lsp.documents import Document, DocumentStore
 from heredoc_lsp.lsp.feature import Feature, HoverPart
+from heredoc_lsp.lsp.protocol import request_future
 from heredoc_lsp.lsp.run_actions import RUN_KIND, run_code_actions
 from heredoc_lsp.lsp.run_exec import RunJob, command_text, document_text, execute
 from heredoc_lsp.lsp.run_gate import UNTRUSTED_MESSAGE, RunGate
@@ -532,9 +533,7 @@ class RunFeature(Feature):
         Returns that future (None when it cannot be found).
         """
         protocol = self.server.protocol
-        msg_id = protocol.msg_id
-        futures = getattr(protocol, "_request_futures", None)
-        future = futures.get(msg_id) if isinstance(futures, dict) and msg_id is not None else None
+        future = request_future(protocol, protocol.msg_id)
         if future is None:
             return None
 
