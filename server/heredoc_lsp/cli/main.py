@@ -79,12 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = int(args.handler(args))
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
-        code = 130
+        return 130
     except BrokenPipeError:
         return 1
     if argv is None and args.subcommand == "check":
-        # Also after Ctrl-C: `check --watch` interrupted during a check leaves the file watcher's generator
-        # suspended, and finalizing it at interpreter exit can wait on the watcher's thread (a CI run hung there).
         _exit_now(code)
     return code
 
