@@ -41,13 +41,22 @@ def test_watch_checks_again_after_a_change(tmp_path: Path) -> None:
     script = tmp_path / "a.cli"
     script.write_text("echo hi\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "heredoc_lsp", "check", "--watch", "."],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    # Ctrl-C reaches the foreground process of a terminal. A suite started as a background job of a shell
+    # (`./.ci/run &`) has SIGINT ignored, and an ignored signal stays ignored in the children it starts: give
+    # this one the default disposition, as a terminal's foreground process has.
+    inherited = signal.getsignal(signal.SIGINT)
+    if inherited == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "heredoc_lsp", "check", "--watch", "."],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    finally:
+        signal.signal(signal.SIGINT, inherited)
     try:
         seen: list[str] = []
         _read_until(proc, "heredoc-lsp check: watching for changes", seen)
