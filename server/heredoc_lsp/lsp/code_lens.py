@@ -24,17 +24,15 @@ from heredoc_lsp.lsp.commands import APPLY_REPLY, CANCEL_RUN, RUN_BLOCK, RUN_COM
 from heredoc_lsp.lsp.documents import DocumentStore
 from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
-from heredoc_lsp.lsp.positions import to_client
 from heredoc_lsp.lsp.protocol import Prerendered
 from heredoc_lsp.lsp.splice import Build, Parts, update, update_sliced
+from heredoc_lsp.lsp.wire import range_text
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.runs.state import ActiveRun, TargetResult
 from heredoc_lsp.runs.targets import RunTarget
 from heredoc_lsp.runs.view import APPLY_REPLY_TITLE, RUN_SCRIPT_TITLE, RUN_TITLE, result_title, running_title
 
 if TYPE_CHECKING:
-    from pygls.workspace import PositionCodec
-
     from heredoc_lsp.lsp.run_commands import RunFeature
     from heredoc_lsp.lsp.server import HeredocLanguageServer
 
@@ -62,15 +60,6 @@ def _shows_running(run: ActiveRun | None, target: RunTarget) -> bool:
 
 
 VERSION = "\x00"  # stands for the document version in a lens's JSON text (JSON text never holds a raw NUL)
-
-
-def _range_json(lines: Sequence[str], codec: PositionCodec, t: RunTarget) -> str:
-    start = to_client(codec, lines, t.line, t.col)
-    end = to_client(codec, lines, t.line, t.end_col)
-    return (
-        f'{{"start":{{"line":{start.line},"character":{start.character}}},'
-        f'"end":{{"line":{end.line},"character":{end.character}}}}}'
-    )
 
 
 def _lens_specs(
@@ -130,7 +119,7 @@ def lenses_per_target(
         if not specs:
             out.append([])
             continue
-        rng = _range_json(lines, codec, t)
+        rng = range_text(codec, lines, t.span)
         if lazy is not None:
             out.append([f'{{"range":{rng},"data":[{lazy},{VERSION},{t.line},{k}]}}' for k in range(len(specs))])
             continue

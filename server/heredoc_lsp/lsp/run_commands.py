@@ -65,7 +65,7 @@ from heredoc_lsp.lsp.run_gate import UNTRUSTED_MESSAGE, RunGate
 from heredoc_lsp.lsp.run_hover import run_hover_markdown
 from heredoc_lsp.lsp.run_log import RunLog
 from heredoc_lsp.lsp.run_progress import RunProgress
-from heredoc_lsp.lsp.splice import Parts, update, update_sliced
+from heredoc_lsp.lsp.splice import Build, Parts, update, update_sliced
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.runs.state import ActiveRun, OutcomeStatus, RunState, TargetResult
 from heredoc_lsp.runs.targets import (
@@ -117,6 +117,18 @@ def parse_args(command: str, args: Sequence[Any], need_line: bool) -> RunArgs:
     return RunArgs(uri, version, line if need_line else None)
 
 
+def _numbered(tree: CliScript, errors: list[Diagnostic], seen: dict[TargetKey, int]) -> Build[RunTarget]:
+    """A first build of a script's command targets: built from its first line on, in order (at once or in
+    slices), ``seen`` numbers repeated contents across the calls and ends as their counts."""
+
+    def build(first: int, stop: int | None) -> tuple[list[int], list[RunTarget]]:
+        made = cli_command_targets(tree, errors, first, stop, seen)
+        WORK["run_targets"] += len(made)
+        return [t.line for t in made], made
+
+    return build
+
+
 class RunFeature(Feature):
     """Run requests, their progress, their results, and the views that read them (lenses, code actions, hover,
     ``run_failed`` diagnostics)."""
@@ -166,15 +178,8 @@ class RunFeature(Feature):
     async def _first_commands(self, key: str, snap: Snapshot) -> None:
         tree = snap.tree
         assert isinstance(tree, CliScript)
-        errors = errors_of(tree.diagnostics, snap.diagnostics)
         seen: dict[TargetKey, int] = {}
-
-        def build(first: int, stop: int | None) -> tuple[list[int], list[RunTarget]]:
-            # Slices come in line order from the first line: ``seen`` numbers repeated contents across them.
-            made = cli_command_targets(tree, errors, first, stop, seen)
-            WORK["run_targets"] += len(made)
-            return [t.line for t in made], made
-
+        build = _numbered(tree, errors_of(tree.diagnostics, snap.diagnostics), seen)
         parts = await update_sliced(None, snap.serial, None, build, len(snap.lines))
         kept = self._commands.get(key)
         if self.server.documents.get(snap.uri) is not None and (kept is None or kept[0].serial <= parts.serial):
@@ -191,11 +196,9 @@ class RunFeature(Feature):
         changed = None if previous is None else self.server.analyses.changes_since(snap, previous[0].serial)
         if previous is None or changed is None:
             seen: dict[TargetKey, int] = {}
-            commands = cli_command_targets(tree, errors, seen=seen)
-            counts = Counter(seen)
-            WORK["run_targets"] += len(commands)
-            self._commands[key] = (Parts(snap.serial, [t.line for t in commands], commands, len(commands)), counts)
-            return commands
+            first = update(None, snap.serial, None, _numbered(tree, errors, seen))
+            self._commands[key] = (first, Counter(seen))
+            return first.values
         parts, counts = previous
         gone: list[RunTarget] = []
 

@@ -23,6 +23,7 @@ from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import column_to_client, from_client
 from heredoc_lsp.lsp.protocol import Prerendered
 from heredoc_lsp.lsp.splice import Building, in_slices
+from heredoc_lsp.lsp.wire import compact_json
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.navigation.tokens import TOKEN_MODIFIERS, TOKEN_TYPES, tokens
 from heredoc_lsp.syntax.cli import CliScript
@@ -154,11 +155,8 @@ def splice(
 def full_json(done: Encoded) -> Prerendered:
     """A full ``SemanticTokens`` answer as JSON text (a 100k-line script has 250k integers: converting them as
     lsprotocol values and encoding them again would hold the loop for tens of milliseconds)."""
-    numbers = done.data_json if done.data_json is not None else _compact(done.data)[1:-1]
+    numbers = done.data_json if done.data_json is not None else compact_json(done.data)[1:-1]
     return Prerendered(f'{{"resultId":{json.dumps(done.result_id)},"data":[{numbers}]}}')
-
-
-_compact = json.JSONEncoder(separators=(",", ":")).encode
 
 
 class SemanticTokensFeature(Feature):
@@ -204,7 +202,7 @@ class SemanticTokensFeature(Feature):
                 # Slices of lines in order: the tokens follow each other as the whole document's would.
                 encoded = encode(part, lines, codec, absolute[-5] if absolute else 0)
                 if encoded:
-                    texts.append(_compact(encoded)[1:-1])
+                    texts.append(compact_json(encoded)[1:-1])
                 data.extend(encoded)
                 absolute.extend(part)
 

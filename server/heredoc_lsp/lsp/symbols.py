@@ -12,23 +12,22 @@ per version.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from json.encoder import encode_basestring_ascii as _jstr
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from heredoc_lsp.lsp.analysis import Snapshot
 from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
-from heredoc_lsp.lsp.positions import column_to_client, span_to_range
+from heredoc_lsp.lsp.positions import span_to_range
 from heredoc_lsp.lsp.protocol import Prerendered
 from heredoc_lsp.lsp.splice import Building, Parts, json_array, update_sliced
+from heredoc_lsp.lsp.wire import range_text
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.navigation.outline import Symbol, cli_outline, outline
 from heredoc_lsp.syntax.cli import CliScript
-from heredoc_lsp.syntax.diagnostics import Span
 
 if TYPE_CHECKING:
     from pygls.workspace import PositionCodec
@@ -36,72 +35,19 @@ if TYPE_CHECKING:
     from heredoc_lsp.lsp.server import HeredocLanguageServer
 
 
-def _position_json(codec: PositionCodec, lines: Sequence[str], line: int, col: int) -> dict[str, int]:
-    if line >= len(lines):
-        return {"line": len(lines), "character": 0}
-    text = lines[line]
-    if text.isascii():
-        return {"line": line, "character": col if col <= len(text) else len(text)}
-    return {"line": line, "character": column_to_client(codec, text, col)}
-
-
-def range_json(codec: PositionCodec, lines: Sequence[str], span: Span) -> dict[str, dict[str, int]]:
-    """An LSP range as JSON, in the client's encoding (like positions.span_to_range, without lsprotocol objects)."""
-    line = span.start_line
-    if line == span.end_line and line < len(lines):
-        text = lines[line]
-        if text.isascii():  # the common case, without calls: one line, columns are code units already
-            n = len(text)
-            start, end = span.start_col, span.end_col
-            return {
-                "start": {"line": line, "character": start if start <= n else n},
-                "end": {"line": line, "character": end if end <= n else n},
-            }
-    return {
-        "start": _position_json(codec, lines, span.start_line, span.start_col),
-        "end": _position_json(codec, lines, span.end_line, span.end_col),
-    }
-
-
 _KINDS = {k.name: k.value for k in types.SymbolKind}
-
-
-def _range_text(codec: PositionCodec, lines: Sequence[str], span: Span) -> str:
-    r = range_json(codec, lines, span)
-    s, e = r["start"], r["end"]
-    return (
-        f'{{"start":{{"line":{s["line"]},"character":{s["character"]}}},'
-        f'"end":{{"line":{e["line"]},"character":{e["character"]}}}}}'
-    )
 
 
 def symbol_text(codec: PositionCodec, lines: Sequence[str], s: Symbol) -> str:
     """One ``DocumentSymbol`` (with its children) as JSON text."""
-    whole = _range_text(codec, lines, s.span)
-    selection = whole if s.selection == s.span else _range_text(codec, lines, s.selection)
+    whole = range_text(codec, lines, s.span)
+    selection = whole if s.selection == s.span else range_text(codec, lines, s.selection)
     detail = "" if s.detail is None else f',"detail":{_jstr(s.detail)}'
     children = (
         "" if not s.children else ',"children":[' + ",".join(symbol_text(codec, lines, c) for c in s.children) + "]"
     )
     head = f'{{"name":{_jstr(s.name)},"kind":{_KINDS[s.kind]},"range":{whole},"selectionRange":{selection}'
     return f"{head}{detail}{children}}}"
-
-
-def _symbols_json(codec: PositionCodec, lines: Sequence[str], symbols: Sequence[Symbol]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    append = out.append
-    kinds = _KINDS
-    for s in symbols:
-        whole = range_json(codec, lines, s.span)
-        # A one-line command is its own selection: share the dict (json.dumps writes it twice, built once).
-        selection = whole if s.selection == s.span else range_json(codec, lines, s.selection)
-        item: dict[str, Any] = {"name": s.name, "kind": kinds[s.kind], "range": whole, "selectionRange": selection}
-        if s.detail is not None:
-            item["detail"] = s.detail
-        if s.children:
-            item["children"] = _symbols_json(codec, lines, s.children)
-        append(item)
-    return out
 
 
 def _flat_symbols(
@@ -191,7 +137,7 @@ class SymbolsFeature(Feature):
             WORK["symbols"] += len(symbols)
             codec = server.position_codec
             if tree_wanted:
-                result = Prerendered(json.dumps(_symbols_json(codec, snap.lines, symbols)))
+                result = Prerendered("[" + ",".join(symbol_text(codec, snap.lines, x) for x in symbols) + "]")
             else:
                 result = _flat_symbols(snap.uri, codec, snap.lines, symbols)
             cache[uri] = (snap.serial, tree_wanted, result)
