@@ -36,6 +36,7 @@ from heredoc_lsp.executor.sandbox import (
     SandboxUnavailable,
     choose_sandbox,
     command_argv,
+    limits_note,
 )
 
 _log = logging.getLogger(__name__)
@@ -97,8 +98,9 @@ class RunContext:
     def sandbox(self) -> SandboxChoice:
         if self._sandbox is None:
             self._sandbox = choose_sandbox(self.options.sandbox)
-            if self._sandbox.note:
-                self.emitter.status(self._sandbox.note)
+            for note in (self._sandbox.note, limits_note(self._limits())):
+                if note:
+                    self.emitter.status(note)
         return self._sandbox
 
     def _limits(self) -> ResourceLimits:

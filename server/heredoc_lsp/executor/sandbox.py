@@ -10,10 +10,12 @@ inside it. Everything else (``/home``, ``/root``, ``/run``, ``/var``, ``/mnt``, 
 sockets) is absent.
 
 Resource limits (CPU seconds, address space, file size, open files, processes, no core files) apply in every mode.
-They are set by a ``/bin/sh`` prologue (``ulimit ... && exec "$@"``) rather than a Python ``preexec_fn``: that keeps
-:mod:`subprocess` on its fast ``vfork`` path and is safe in a multi-threaded server. The process limit is
-``RLIMIT_NPROC`` (``ulimit -u``) for an ordinary user; the kernel ignores that limit for root, so as root the command
-runs in a fresh ``pids`` cgroup with ``pids.max`` instead (see :func:`pids_cgroup`).
+They are set by a launcher that the command is ``exec``'d from, ``prlimit`` (util-linux; a few lines of Python where
+it is missing), never by a shell builtin (dash, Debian's and Ubuntu's ``/bin/sh``, has no ``ulimit -u``) and never by
+a Python ``preexec_fn`` (unsafe in a multi-threaded server). The process limit is ``RLIMIT_NPROC`` for an ordinary
+user; the kernel ignores that limit for root, so as root the command runs in a fresh ``pids`` cgroup with
+``pids.max`` instead (see :func:`pids_cgroup`). A limit the system refuses is left out and the run says so first
+(:func:`limits_note`). docs/security.md has the table of which limit holds for whom.
 
 Without bubblewrap, every run says so first (:data:`UNISOLATED_NOTE`).
 """
@@ -26,8 +28,8 @@ import glob
 import os
 import resource
 import secrets
-import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -58,7 +60,7 @@ class SandboxUnavailable(Exception):
 @functools.lru_cache(maxsize=1)
 def bwrap_status() -> tuple[str | None, str]:
     """(path to a working bwrap, or None; why not). Probed once per process with a trivial sandbox."""
-    path = shutil.which("bwrap")
+    path = trusted_program("bwrap")
     if path is None:
         return None, "bubblewrap (bwrap) is not installed"
     probe = [path, *_bwrap_base(Path("/"), allow_network=False, writable=False), "--", "/bin/true"]
@@ -67,9 +69,45 @@ def bwrap_status() -> tuple[str | None, str]:
     except (OSError, subprocess.SubprocessError) as exc:
         return None, f"bubblewrap does not start: {exc}"
     if done.returncode != 0:
-        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        return None, f"bubblewrap does not work here: {detail[-1] if detail else f'exit code {done.returncode}'}"
+        lines = done.stderr.decode("utf-8", "replace").strip().split("\n")
+        detail = lines[-1] if lines and lines[-1] else f"exit code {done.returncode}"
+        hint = userns_hint(_read_sysctls())
+        return None, f"bubblewrap does not work here: {detail}" + (f" ({hint})" if hint else "")
     return path, ""
+
+
+# Kernel switches that stop an ordinary user's bubblewrap from making its user namespace.
+USERNS_SYSCTLS = (
+    "kernel/apparmor_restrict_unprivileged_userns",  # Ubuntu 23.10 and later
+    "kernel/unprivileged_userns_clone",  # Debian's patch, 0 on Debian 10 and older
+    "user/max_user_namespaces",
+)
+
+
+def _read_sysctls() -> dict[str, str]:
+    values: dict[str, str] = {}
+    for name in USERNS_SYSCTLS:
+        with contextlib.suppress(OSError):
+            values[name] = Path("/proc/sys", name).read_text().strip()
+    return values
+
+
+def userns_hint(sysctls: dict[str, str]) -> str | None:
+    """What to do when a kernel setting forbids unprivileged user namespaces, or None when none does."""
+    if os.geteuid() == 0:
+        return None
+    if sysctls.get("kernel/apparmor_restrict_unprivileged_userns") == "1":
+        return (
+            "AppArmor restricts unprivileged user namespaces (Ubuntu 24.04 and later): load the AppArmor profile for "
+            "bwrap, on 24.04 with 'sudo apt install apparmor-profiles' then 'sudo install -m 0644 "
+            "/usr/share/apparmor/extra-profiles/bwrap-userns-restrict /etc/apparmor.d/' and 'sudo apparmor_parser -r "
+            "/etc/apparmor.d/bwrap-userns-restrict' (25.04 ships it loaded); see docs/security.md"
+        )
+    if sysctls.get("kernel/unprivileged_userns_clone") == "0":
+        return "unprivileged user namespaces are off: set 'kernel.unprivileged_userns_clone=1' with sysctl"
+    if sysctls.get("user/max_user_namespaces") == "0":
+        return "user namespaces are off: set 'user.max_user_namespaces' above 0 with sysctl"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,25 +297,63 @@ def _clamp(resource_id: int, wanted: int) -> int:
     return wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
 
 
-@functools.lru_cache(maxsize=32)
-def limits_prologue(limits: ResourceLimits) -> str:
-    """The ``ulimit`` commands for ``limits`` (units as POSIX sh: KiB for -v, 512-byte blocks for -f)."""
-    steps: list[str] = []
-    if limits.cpu_s is not None:
-        steps.append(f"ulimit -t {_clamp(resource.RLIMIT_CPU, max(1, limits.cpu_s))}")
-    if limits.address_space_bytes is not None:
-        steps.append(f"ulimit -v {_clamp(resource.RLIMIT_AS, limits.address_space_bytes) // 1024}")
-    if limits.file_size_bytes is not None:
-        steps.append(f"ulimit -f {_clamp(resource.RLIMIT_FSIZE, limits.file_size_bytes) // 512}")
-    if limits.open_files is not None:
-        steps.append(f"ulimit -n {_clamp(resource.RLIMIT_NOFILE, max(16, limits.open_files))}")
-    if limits.core_bytes is not None:
-        steps.append(f"ulimit -c {_clamp(resource.RLIMIT_CORE, limits.core_bytes) // 512}")
-    return " && ".join(steps)
+# Programs that run outside the sandbox are taken from the system's own folders only: an empty or relative entry in
+# the person's PATH (the workspace, where a reply may plant a file) never supplies one.
+TRUSTED_DIRS = ("/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin")
 
 
-def _user_process_count(uid: int) -> int:
-    """How many processes ``uid`` has now (RLIMIT_NPROC counts them all, not only the command's)."""
+def trusted_program(name: str) -> str | None:
+    """The absolute path of ``name`` in :data:`TRUSTED_DIRS`, or None."""
+    for folder in TRUSTED_DIRS:
+        path = os.path.join(folder, name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+# prlimit(1)'s option for each resource (util-linux, on every Debian and Ubuntu system); the fallback launcher below
+# reads the same options.
+RLIMIT_OPTIONS = {
+    "cpu": resource.RLIMIT_CPU,
+    "as": resource.RLIMIT_AS,
+    "fsize": resource.RLIMIT_FSIZE,
+    "nofile": resource.RLIMIT_NOFILE,
+    "core": resource.RLIMIT_CORE,
+    "nproc": resource.RLIMIT_NPROC,
+}
+LIMIT_NAMES = {
+    "cpu": "CPU seconds",
+    "as": "address space",
+    "fsize": "file size",
+    "nofile": "open files",
+    "core": "core files",
+    "nproc": "processes",
+}
+# Used only where prlimit(1) is missing: sets each limit (soft and hard) in this process, then execs the command.
+_LAUNCHER = """\
+import os, resource, sys
+args = sys.argv[1:]
+cut = args.index("--")
+for opt in args[:cut]:
+    name, value = opt[2:].split("=", 1)
+    n = int(value)
+    resource.setrlimit(getattr(resource, "RLIMIT_" + name.upper()), (n, n))
+os.execvp(args[cut + 1], args[cut + 1 :])
+"""
+
+
+def _launcher() -> list[str]:
+    prlimit = trusted_program("prlimit")
+    if prlimit is not None:
+        return [prlimit]
+    return [sys.executable, "-I", "-S", "-c", _LAUNCHER]
+
+
+def _user_task_count(uid: int) -> int:
+    """How many tasks (processes and threads) ``uid`` has now: RLIMIT_NPROC counts them all, not only the command's.
+
+    A process's ``task`` folder has one entry per thread, and its link count is that number plus two.
+    """
     count = 0
     try:
         entries = os.scandir("/proc")
@@ -285,41 +361,107 @@ def _user_process_count(uid: int) -> int:
         return 0
     with entries:
         for entry in entries:
-            if entry.name.isdigit():
-                try:
-                    if entry.stat(follow_symlinks=False).st_uid == uid:
-                        count += 1
-                except OSError:
-                    continue
+            if not entry.name.isdigit():
+                continue
+            try:
+                if entry.stat(follow_symlinks=False).st_uid == uid:
+                    count += max(1, os.stat(f"/proc/{entry.name}/task").st_nlink - 2)
+            except OSError:
+                continue
     return count
 
 
-def _nproc_step(limits: ResourceLimits) -> str | None:
-    """``ulimit -u`` for an ordinary user: the processes it has now plus the command's allowance.
+def _static_limits(limits: ResourceLimits) -> tuple[tuple[str, int], ...]:
+    """The limits whose value does not change from one command to the next, in prlimit's units (bytes, seconds)."""
+    wanted: list[tuple[str, int | None]] = [
+        ("cpu", None if limits.cpu_s is None else max(1, limits.cpu_s)),
+        ("as", limits.address_space_bytes),
+        ("fsize", limits.file_size_bytes),
+        ("nofile", None if limits.open_files is None else max(16, limits.open_files)),
+        ("core", limits.core_bytes),
+    ]
+    return tuple((name, _clamp(RLIMIT_OPTIONS[name], value)) for name, value in wanted if value is not None)
+
+
+def _nproc_limit(limits: ResourceLimits) -> int | None:
+    """RLIMIT_NPROC for an ordinary user: the tasks it has now plus the command's allowance.
 
     Root is exempt from RLIMIT_NPROC (the kernel skips the check for the initial user namespace's root), so as
     root the limit is a pids cgroup instead (:func:`pids_cgroup`).
     """
     if limits.processes is None or os.geteuid() == 0:
         return None
-    wanted = _user_process_count(os.getuid()) + max(8, limits.processes)
-    return f"ulimit -u {_clamp(resource.RLIMIT_NPROC, wanted)}"
+    wanted = _user_task_count(os.getuid()) + max(8, limits.processes)
+    return _clamp(resource.RLIMIT_NPROC, wanted)
+
+
+def _options(settings: Sequence[tuple[str, int]]) -> list[str]:
+    return [f"--{name}={value}" for name, value in settings]
+
+
+def _applies(launcher: tuple[str, ...], settings: Sequence[tuple[str, int]]) -> bool:
+    probe = [*launcher, *_options(settings), "--", "/bin/true"]
+    try:
+        done = subprocess.run(probe, stdin=subprocess.DEVNULL, capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+@dataclass(frozen=True, slots=True)
+class LimitPlan:
+    """How limits are set: the launcher (prlimit or the Python fallback), the limits that hold, those that cannot."""
+
+    launcher: tuple[str, ...]
+    static: tuple[tuple[str, int], ...]
+    refused: tuple[str, ...]  # prlimit option names this system does not let us set
+    nproc: bool  # whether RLIMIT_NPROC can be set (ordinary users)
+
+
+@functools.lru_cache(maxsize=8)
+def limit_plan(limits: ResourceLimits) -> LimitPlan:
+    """Probe once per process which limits this kernel or container lets us set (a trivial command under each)."""
+    launcher = tuple(_launcher())
+    static = _static_limits(limits)
+    nproc_value = _nproc_limit(limits)
+    nproc = [("nproc", nproc_value)] if nproc_value is not None else []
+    if _applies(launcher, [*static, *nproc]):
+        return LimitPlan(launcher, static, (), bool(nproc))
+    kept = tuple(item for item in static if _applies(launcher, [item]))
+    refused = tuple(name for name, _value in static if all(name != k for k, _v in kept))
+    nproc_ok = bool(nproc) and _applies(launcher, nproc)
+    if nproc and not nproc_ok:
+        refused += ("nproc",)
+    return LimitPlan(launcher, kept, refused, nproc_ok)
+
+
+def limits_note(limits: ResourceLimits) -> str | None:
+    """A line for the run's first output when a limit cannot be applied here (the command still runs)."""
+    plan = limit_plan(limits)
+    refused = [LIMIT_NAMES[name] for name in plan.refused]
+    if limits.processes is not None and os.geteuid() == 0 and _own_writable_pids_cgroup() is None:
+        refused.append("processes (as root the process limit needs a writable pids cgroup, which is missing here)")
+    if not refused:
+        return None
+    return "resource limits that this system does not allow to set, so they do not apply: " + ", ".join(refused)
 
 
 def limited_argv(argv: Sequence[str], limits: ResourceLimits) -> list[str]:
-    """``argv`` with the limits applied before it runs.
+    """``argv`` started with the limits set on its process before it runs (``prlimit --cpu=N … -- argv``).
 
-    ``/bin/sh -c SCRIPT [ARGS...]`` (the default runner) gets the ``ulimit`` line prepended to its own script: one
-    process, no extra exec, and the command text is untouched (it is the script from its second line on). Any
-    other argv is started through a shell that sets the limits and then ``exec``s it (no re-quoting: ``"$@"``).
-    If a limit cannot be set the command does not run (exit code 125).
+    The limits are set by a launcher that ``exec``s the command, never by a shell builtin: ``ulimit -u`` does not
+    exist in dash, Debian's and Ubuntu's ``/bin/sh``. A limit the system refuses is left out (see
+    :func:`limits_note`), so a run never fails because of its own safety net.
     """
-    prologue = " && ".join(step for step in (limits_prologue(limits), _nproc_step(limits)) if step)
-    if not prologue:
+    plan = limit_plan(limits)
+    settings = list(plan.static)
+    if plan.nproc:
+        value = _nproc_limit(limits)
+        if value is not None:
+            settings.append(("nproc", value))
+    if not settings:
         return list(argv)
-    if len(argv) >= 3 and argv[0] == SHELL and argv[1] == "-c":
-        return [SHELL, "-c", f"{prologue} || exit 125\n{argv[2]}", *argv[3:]]
-    return [SHELL, "-c", f'{prologue} || exit 125\nexec "$@"', LIMITS_ARGV0, *argv]
+    return [*plan.launcher, *_options(settings), "--", *argv]
 
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -377,13 +519,18 @@ def _sweep_cgroups(parent: Path) -> None:
             _MADE_AT.pop(entry.name, None)
 
 
+def _own_writable_pids_cgroup() -> Path | None:
+    parent = _own_pids_cgroup()
+    return parent if parent is not None and os.access(parent, os.W_OK) else None
+
+
 def pids_cgroup(max_processes: int) -> Path | None:
     """A fresh pids cgroup allowing ``max_processes`` tasks: its ``cgroup.procs`` file, or None when unavailable.
 
     Used as root, whom RLIMIT_NPROC does not limit. Empty ones are removed when the next one is made.
     """
-    parent = _own_pids_cgroup()
-    if parent is None or not os.access(parent, os.W_OK):
+    parent = _own_writable_pids_cgroup()
+    if parent is None:
         return None
     _sweep_cgroups(parent)
     group = parent / f"{CGROUP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
@@ -420,8 +567,12 @@ def command_argv(
     allow_network: bool,
     search_path: str | None = None,
 ) -> list[str]:
-    """The full argv to spawn: limits inside, bubblewrap outside (when chosen), as root a pids cgroup around both."""
-    inner = limited_argv(argv, limits)
+    """The full argv to spawn: bubblewrap (when chosen) started with the limits set, as root in a pids cgroup.
+
+    The limits are set outside bubblewrap so that the launcher never needs to be visible inside it; they are
+    inherited by bubblewrap and everything it starts.
+    """
+    inner = list(argv)
     if choice.mode == "bwrap" and choice.bwrap is not None:
         inner = bwrap_argv(choice.bwrap, workspace, inner, allow_network=allow_network, search_path=search_path)
-    return process_limit_argv(inner, limits)
+    return process_limit_argv(limited_argv(inner, limits), limits)
