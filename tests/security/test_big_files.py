@@ -62,19 +62,23 @@ class Measured:
 
 
 # Linux keeps a process's peak RSS across fork and exec, so a child forked from this (large) pytest process would
-# report pytest's own peak. A small launcher forks the command afresh and reports the command's own figures.
+# report pytest's own peak. A small launcher forks the command afresh and reports the command's own figures. The
+# bytes it read: a reaped child's I/O counters are added to its parent's, so the launcher's own ``rchar`` grows by
+# the child's (a zombie's /proc/<pid>/io is readable by root only).
 LAUNCHER = """
 import json, os, resource, sys
+def rchar():
+    with open("/proc/self/io") as f:
+        return int(f.read().split("rchar:")[1].split()[0])
 resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[2]), int(sys.argv[2])))
+before = rchar()
 pid = os.fork()
 if pid == 0:
     os.execv(sys.argv[3], sys.argv[3:])
-os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # a zombie still has its /proc/<pid>/io counters
-with open(f"/proc/{pid}/io") as f:
-    rchar = int(f.read().split("rchar:")[1].split()[0])
 _pid, status, usage = os.wait4(pid, 0)
+read = rchar() - before
 with open(sys.argv[1], "w") as f:
-    json.dump({"code": os.waitstatus_to_exitcode(status), "maxrss": usage.ru_maxrss, "rchar": rchar}, f)
+    json.dump({"code": os.waitstatus_to_exitcode(status), "maxrss": usage.ru_maxrss, "rchar": read}, f)
 """
 
 

@@ -1,8 +1,9 @@
 """Hostile replies against the real command line and real bubblewrap (SPEC §6 "Isolation", "Protected paths").
 
-Secrets are fakes: a private mount namespace (``unshare -m``; the suite runs as root) binds a temporary home at
+Secrets are fakes: a private mount namespace (``unshare -m``, made as root) binds a temporary home at
 ``/home/alice`` (on a tmpfs ``/home``), a fake ``/etc/shadow`` over the real one and a folder holding a
-listening UNIX socket at ``/run``, for the heredoc-lsp process only.
+listening UNIX socket at ``/run``, for the heredoc-lsp process only, which then runs as an ordinary user
+(tests/ordinary_user.py), as people run it. The suite's run as that user deselects these (they need root to set up).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,8 +19,11 @@ from pathlib import Path
 import pytest
 
 from heredoc_lsp.executor.sandbox import UNISOLATED_NOTE, pids_cgroup
+from ordinary_user import ROOT_SETUP_MARK, OrdinaryUser, prepare
 
 from .conftest import RunCli
+
+root_setup = getattr(pytest.mark, ROOT_SETUP_MARK)
 
 SECRET = "TOPSECRET-7f3a"
 NS_HOME = "/home/alice"
@@ -86,14 +89,36 @@ def socket_server(fake_host: Path) -> Iterator[Path]:
     server.close()
 
 
-def _apply_in_namespace(
-    fake_host: Path, workspace: Path, cli_env: dict[str, str], reply: Path, *, setup: str = "true"
-) -> subprocess.CompletedProcess[str]:
-    """``heredoc-lsp apply REPLY --yes`` in a private mount namespace where the fakes replace the real things.
+@pytest.fixture(scope="module")
+def ordinary_user() -> OrdinaryUser:
+    return prepare()
 
-    ``setup`` runs there first. PATH names folders of the fake home and the home itself: they stay unreachable.
+
+@pytest.fixture
+def workspace(ordinary_user: OrdinaryUser, request: pytest.FixtureRequest) -> Path:
+    """A workspace the ordinary user owns, in a folder it can reach."""
+    return ordinary_user.scratch(f"sandbox-{request.node.name}"[:100])
+
+
+def _apply_in_namespace(
+    fake_host: Path,
+    workspace: Path,
+    cli_env: dict[str, str],
+    reply: Path,
+    user: OrdinaryUser,
+    *,
+    setup: str = "true",
+) -> subprocess.CompletedProcess[str]:
+    """``heredoc-lsp apply REPLY --yes`` as the ordinary user, in a private mount namespace where the fakes replace
+    the real things.
+
+    ``setup`` runs there first, as root. PATH names folders of the fake home and the home itself: they stay
+    unreachable.
     """
     assert shutil.which("unshare") is not None and os.geteuid() == 0
+    for folder, dirs, files in os.walk(workspace):  # what the session's set-up wrote as root becomes the user's
+        for name in [".", *dirs, *files]:
+            os.chown(os.path.join(folder, name), user.uid, user.gid, follow_symlinks=False)
     script = (
         f'mount -t tmpfs tmpfs /home && mkdir {NS_HOME} && mount --bind "$1/home" {NS_HOME} && '
         'mount --bind "$1/shadow" /etc/shadow && '
@@ -102,11 +127,12 @@ def _apply_in_namespace(
     )
     search_path = f"/opt/tool/bin:{NS_HOME}/.local/bin:{NS_HOME}:{cli_env.get('PATH', '/usr/bin:/bin')}"
     argv = ["unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script, "ns", str(fake_host)]
-    argv += [sys.executable, "-m", "heredoc_lsp", "apply", str(reply), "--yes"]
+    argv += user.argv(str(user.python), "-m", "heredoc_lsp", "apply", str(reply), "--yes")
+    config_home = user.scratch(f"xdg-{workspace.name}")
     return subprocess.run(
         argv,
         cwd=workspace,
-        env={**cli_env, "HOME": NS_HOME, "PATH": search_path},
+        env={**cli_env, "HOME": NS_HOME, "PATH": search_path, "XDG_CONFIG_HOME": str(config_home)},
         capture_output=True,
         text=True,
         timeout=60,
@@ -117,8 +143,9 @@ def _apply_in_namespace(
 # -- isolation of RUN_COMMAND ---------------------------------------------------------------------------------
 
 
+@root_setup
 def test_run_command_cannot_read_the_users_home_or_shadow(
-    fake_host: Path, workspace: Path, cli_env: dict[str, str], run_cli: RunCli
+    ordinary_user: OrdinaryUser, fake_host: Path, workspace: Path, cli_env: dict[str, str], run_cli: RunCli
 ) -> None:
     _session(run_cli, workspace)
     files = " ".join(
@@ -138,15 +165,21 @@ def test_run_command_cannot_read_the_users_home_or_shadow(
         check=False,
     )
     assert SECRET in probe.stdout
-    done = _apply_in_namespace(fake_host, workspace, cli_env, reply)
+    done = _apply_in_namespace(fake_host, workspace, cli_env, reply, ordinary_user)
     assert done.returncode == 0, done.stderr
     outbox = _outbox(workspace)
     assert "finished" in outbox
     assert SECRET not in outbox and SECRET not in done.stdout
 
 
+@root_setup
 def test_run_command_cannot_reach_a_host_socket_outside_tmp(
-    fake_host: Path, socket_server: Path, workspace: Path, cli_env: dict[str, str], run_cli: RunCli
+    ordinary_user: OrdinaryUser,
+    fake_host: Path,
+    socket_server: Path,
+    workspace: Path,
+    cli_env: dict[str, str],
+    run_cli: RunCli,
 ) -> None:
     _session(run_cli, workspace)
     connect = (
@@ -154,7 +187,7 @@ def test_run_command_cannot_reach_a_host_socket_outside_tmp(
         f"s.connect('{NS_SOCKET_DIR}/{socket_server.name}'); print(s.recv(100).decode())"
     )
     reply = _reply(workspace, f'[RUN_COMMAND]\npython3 -c "{connect}"; echo finished\n[/RUN_COMMAND]\n')
-    done = _apply_in_namespace(fake_host, workspace, cli_env, reply)
+    done = _apply_in_namespace(fake_host, workspace, cli_env, reply, ordinary_user)
     assert done.returncode == 0, done.stderr
     outbox = _outbox(workspace)
     assert "finished" in outbox
@@ -162,8 +195,9 @@ def test_run_command_cannot_reach_a_host_socket_outside_tmp(
     assert "No such file or directory" in outbox
 
 
+@root_setup
 def test_toolchains_on_path_outside_the_system_folders_still_run(
-    fake_host: Path, workspace: Path, cli_env: dict[str, str], run_cli: RunCli
+    ordinary_user: OrdinaryUser, fake_host: Path, workspace: Path, cli_env: dict[str, str], run_cli: RunCli
 ) -> None:
     _session(run_cli, workspace)
     setup = (
@@ -172,7 +206,7 @@ def test_toolchains_on_path_outside_the_system_folders_still_run(
         "chmod +x /opt/tool/bin/mytool"
     )
     reply = _reply(workspace, f"[RUN_COMMAND]\nmytool; ls {NS_HOME}/.local; echo finished\n[/RUN_COMMAND]\n")
-    done = _apply_in_namespace(fake_host, workspace, cli_env, reply, setup=setup)
+    done = _apply_in_namespace(fake_host, workspace, cli_env, reply, ordinary_user, setup=setup)
     assert done.returncode == 0, done.stderr
     outbox = _outbox(workspace)
     assert "toolchain-data" in outbox and "finished" in outbox
