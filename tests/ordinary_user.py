@@ -61,13 +61,14 @@ class OrdinaryUser:
         return ["setpriv", f"--reuid={self.uid}", f"--regid={self.gid}", "--init-groups", "--", *args]
 
     def scratch(self, name: str) -> Path:
-        """A fresh folder that the user owns and can reach (tests' own temporary folders are root's, mode 0700)."""
+        """A fresh folder that the user can reach (tests' own temporary folders are root's, mode 0700). It stays the
+        creator's: give it to the user (``chown``) before the user writes there."""
         if os.geteuid() != 0:  # already this user: its own temporary folder will do
             return Path(tempfile.mkdtemp(prefix=f"{name}-"))
         folder = BASE / "scratch" / name
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
-        os.chown(folder, self.uid, self.gid)
+        folder.chmod(0o755)
         return folder
 
 
