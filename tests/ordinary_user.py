@@ -1,14 +1,17 @@
 """An ordinary (non-root) user to run tests as: people never run heredoc-lsp as root, CI does.
 
 ``prepare()`` makes (once, as root) the user ``heredoc-tester`` with a home of its own, a copy of this checkout in a
-folder that user can read (``/var/tmp/heredoc-lsp-as-user/repo``; the checkout itself may sit under ``/root``) and a
-virtual environment of the system's Python that the user creates and installs heredoc-lsp into, as a person would.
+folder that user can read (``/var/tmp/heredoc-lsp-as-user/<checkout>/repo``; the checkout itself may sit under
+``/root``) and a virtual environment of the system's Python that the user creates and installs heredoc-lsp into,
+as a person would.
 ``run_pytest()`` runs pytest there as that user, with ``/bin/sh`` as the system's dash or, in a private mount
 namespace, as bash. ``scripts/test-as-user`` is the command line of this module; docs/security.md says why.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import pwd
@@ -16,12 +19,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 USER = "heredoc-tester"
-BASE = Path("/var/tmp/heredoc-lsp-as-user")
 ROOT = Path(__file__).resolve().parent.parent
+# One folder per checkout (several worktrees may test at once), its copy and environment behind a lock.
+BASE = Path("/var/tmp/heredoc-lsp-as-user") / hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]
 # What the tests read of the checkout (the npm folders and the VS Code build are not needed by the runs tested).
 COPIED = ("server", "tests", "pyproject.toml", "README.md", "LICENSE", "lua", "ftdetect", "lsp", "syntaxes", "examples")
 COPIED += ("docs", "bench", "scripts", "client-vscode/package.json")
@@ -85,8 +90,19 @@ def _chown_tree(top: Path, uid: int, gid: int) -> None:
             os.chown(os.path.join(folder, name), uid, gid, follow_symlinks=False)
 
 
-def prepare() -> OrdinaryUser:
+@contextlib.contextmanager
+def _locked() -> Iterator[None]:
+    BASE.mkdir(mode=0o755, parents=True, exist_ok=True)
+    with open(BASE / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def prepare(*, locked: bool = False) -> OrdinaryUser:
     """The ordinary user, made and set up if needed. As an ordinary user already, that user and this Python."""
+    if os.geteuid() == 0 and not locked:
+        with _locked():
+            return prepare(locked=True)
     if os.geteuid() != 0:
         me = pwd.getpwuid(os.getuid())
         return OrdinaryUser(me.pw_name, me.pw_uid, me.pw_gid, Path(me.pw_dir), Path(sys.executable), ROOT)
@@ -98,8 +114,8 @@ def prepare() -> OrdinaryUser:
     user = OrdinaryUser(
         USER, entry.pw_uid, entry.pw_gid, Path(entry.pw_dir), BASE / "venv" / "bin" / "python", BASE / "repo"
     )
-    BASE.mkdir(mode=0o755, exist_ok=True)
-    os.chmod(BASE, 0o755)
+    for folder in (BASE.parent, BASE):
+        folder.chmod(0o755)
     # A fresh copy of the checkout every time: the tests of the commit at hand, never of an earlier one.
     shutil.rmtree(user.repo, ignore_errors=True)
     user.repo.mkdir()
@@ -136,7 +152,11 @@ def bash_as_sh(argv: list[str]) -> list[str]:
 
 def run_pytest(args: list[str], *, shell: str = "dash") -> int:
     """pytest ``args`` in the user's copy of the checkout, as the user; the exit code."""
-    user = prepare()
+    with _locked():
+        return _run_pytest(prepare(locked=True), args, shell)
+
+
+def _run_pytest(user: OrdinaryUser, args: list[str], shell: str) -> int:
     argv = user.argv(str(user.python), "-m", "pytest", "-p", "no:cacheprovider", "-m", f"not {ROOT_SETUP_MARK}", *args)
     if shell == "bash":
         argv = bash_as_sh(argv)
