@@ -274,6 +274,33 @@ _RULES: tuple[Rule, ...] = (
         "",
     ),
     Rule(
+        "bidi_control",
+        "error",
+        "cli, inbox",
+        "A bidirectional control character (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) in what runs or "
+        "names a path.",
+        "Bidirectional controls reorder what editors, terminals and code review show (Trojan Source, CVE-2021-42574): "
+        "`ls <U+202E>; rm -rf ./victim #<U+202C>` looks like `ls` and a comment, a path `invoice<U+202E>fdp.sh` looks "
+        "like `invoicehs.pdf`. An error in `.cli` lines (commands, heredoc bodies, comments), RUN_COMMAND bodies and "
+        "tags: the script does not run and the command is not applied until the characters are removed (or the "
+        "diagnostic is suppressed in a `.cli` script). A warning in the text of file bodies and messages. The "
+        "message shows the line with the characters written as `<U+202E>`.",
+        "ls <U+202E>; rm -rf ./victim #<U+202C>   (the characters themselves, not these escapes)",
+        "",
+    ),
+    Rule(
+        "invisible_character",
+        "error",
+        "cli, inbox",
+        "An invisible character (zero-width space or joiner, word joiner, soft hyphen, tag characters, an inner "
+        "byte order mark...) in what runs or names a path.",
+        "Invisible characters make two different texts look the same: `rm<U+200B> -rf build` is not `rm -rf build`, "
+        "and a path with a zero-width space names another file than the one shown. Same places and severities as "
+        "`bidi_control`; the message shows the line with the characters written as `<U+200B>`.",
+        "cat <<EOF<U+200B>   (the character itself, not this escape)",
+        "",
+    ),
+    Rule(
         "file_not_found",
         "warning",
         "inbox",

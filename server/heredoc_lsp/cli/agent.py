@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.prompt import Confirm
+from rich.text import Text
 
-from heredoc_lsp.cli.progress import TextDisplay
+from heredoc_lsp.cli.progress import TextDisplay, ask_on
 from heredoc_lsp.cli.run import add_common_arguments
 from heredoc_lsp.cli.run_common import (
     EXIT_INTERRUPTED,
@@ -54,6 +54,7 @@ from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.events import EventSink, RunEmitter, new_id
 from heredoc_lsp.executor.jsonl import RUN_CANCEL, RUN_INPUT, Inbound, InboundProblem, JsonlWriter, StdinListener
 from heredoc_lsp.executor.reply_apply import already_applied_message, apply_reply
+from heredoc_lsp.syntax.visible import visible
 
 if TYPE_CHECKING:
     from heredoc_lsp.executor.agent import AgentPaths, ReplyLedger
@@ -189,9 +190,10 @@ async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) ->
 
         StdinListener(sys.stdin.fileno(), loop, on_message, on_problem, on_eof).start()
     else:
-        console.print(f"Watching {paths.inbox} (Ctrl-C to stop)", style="bold")
+        console.print(Text(visible(f"Watching {paths.inbox} (Ctrl-C to stop)", one_line=True), style="bold"))
 
     def notice(text: str) -> None:
+        text = visible(text, one_line=True)  # inbox file names are anyone's
         if writer is not None:
             sys.stderr.write(f"heredoc-lsp: {text}\n")
             sys.stderr.flush()
@@ -239,11 +241,7 @@ async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) ->
             if writer is not None:
                 sink = writer
             else:
-                ask = None
-                if sys.stdin.isatty():
-
-                    def ask(text: str) -> bool:
-                        return Confirm.ask(text, default=False, console=console)
+                ask = ask_on(console) if sys.stdin.isatty() else None
 
                 display = TextDisplay(console, control, live=console.is_terminal, ask=ask)
                 sink = display
@@ -265,7 +263,7 @@ async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) ->
             if reply.exists():
                 where = _move(paths, reply, paths.processed)
                 if writer is None:
-                    console.print(f"Moved {name} to {where.parent}/", style="dim")
+                    console.print(Text(visible(f"Moved {name} to {where.parent}/", one_line=True), style="dim"))
             if state["control"].failure is not None:
                 break
             state["control"] = RunControl() if state["stop"] is None else state["control"]
@@ -276,7 +274,7 @@ async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) ->
         if not acted:
             await asyncio.sleep(args.interval)
     if state["stop"] is not None and fmt == "text":
-        console.print(f"Stopped: {state['stop']}")
+        console.print(Text(visible(f"Stopped: {state['stop']}", one_line=True)))
     if state["signal"] is not None:
         return EXIT_INTERRUPTED if state["signal"] == signal.SIGINT else EXIT_TERMINATED
     return 1 if failed or state["control"].failure is not None else 0

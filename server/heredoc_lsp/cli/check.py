@@ -17,6 +17,7 @@ from pathlib import Path
 
 from heredoc_lsp.cli.sources import LANGUAGE_CHOICES, Source, UsageError
 from heredoc_lsp.syntax.lazy_re import lazy_compile
+from heredoc_lsp.syntax.visible import visible
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -200,7 +201,7 @@ class _Run:
 
     def note(self, message: str, *, always: bool = False) -> None:
         if always or self.verbose:
-            sys.stderr.write(f"heredoc-lsp check: {message}\n")
+            sys.stderr.write(f"heredoc-lsp check: {visible(message, one_line=True)}\n")
 
     def add(self, source: Source) -> None:
         key = str(source.path.absolute()) if source.path is not None else "-"

@@ -2,7 +2,9 @@
 (shared by ``check`` and ``parse``).
 
 Positions are 1-based lines and 1-based code-point columns; ``end_column`` is exclusive (it points just after the
-last character of the range, like an LSP range end).
+last character of the range, like an LSP range end). Lines meant for a terminal or a CI log (text, concise, github)
+write file names and messages through :func:`heredoc_lsp.syntax.visible.visible`: a name or a marker holding an
+escape sequence is shown, never obeyed.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 import sys
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity
+from heredoc_lsp.syntax.visible import visible
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,6 +62,7 @@ def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
 
 def text_line(path: str, d: Diagnostic, *, color: bool = False) -> str:
     """``path:line:col: severity[code] message``"""
+    path = visible(path, one_line=True)
     where = f"{path}:{d.span.start_line + 1}:{d.span.start_col + 1}:"
     label = f"{d.severity.label}[{d.code}]"
     message = _one_line(d.message)
@@ -71,15 +75,17 @@ def text_line(path: str, d: Diagnostic, *, color: bool = False) -> str:
 
 def concise_line(path: str, d: Diagnostic) -> str:
     """``path:line:col: code message`` (ruff's concise form: no severity word, never coloured)."""
-    return f"{path}:{d.span.start_line + 1}:{d.span.start_col + 1}: {d.code} {_one_line(d.message)}"
+    where = f"{visible(path, one_line=True)}:{d.span.start_line + 1}:{d.span.start_col + 1}:"
+    return f"{where} {d.code} {_one_line(d.message)}"
 
 
 def _one_line(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", " ")
+    """A message on one line, inert on a terminal."""
+    return visible(text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", " "), one_line=True)
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return visible(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(text: str) -> str:
@@ -119,7 +125,7 @@ def write(stream: TextIO, text: str) -> None:
 
 def error_exit(message: str, prog: str = "heredoc-lsp") -> int:
     """Print ``prog: error: message`` on stderr and return 2 (usage error)."""
-    sys.stderr.write(f"{prog}: error: {message}\n")
+    sys.stderr.write(f"{prog}: error: {visible(message, one_line=True)}\n")
     return 2
 
 

@@ -3,6 +3,10 @@
 On a terminal: a live line with a spinner, the running command and its elapsed time, the last lines of its
 output streaming underneath; after each command its result and (cut) output; at the end a summary table.
 Without a terminal: plain lines only (no colours, no cursor movement), one per command and result.
+
+Every text shown comes from a reply, a script or a file name, all written by someone else: it goes through
+:func:`heredoc_lsp.syntax.visible.visible` (escape sequences and hidden characters shown, never obeyed) and is never
+read as rich markup (``Text``, not markup strings; the confirmation question too).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.markup import escape
+from rich.prompt import Confirm
 from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
@@ -33,6 +38,7 @@ from heredoc_lsp.executor.events import (
 )
 from heredoc_lsp.executor.model import CANCEL_LABELS, command_result_text, short_command
 from heredoc_lsp.syntax.text import split_lines, split_lines_keepends
+from heredoc_lsp.syntax.visible import visible
 
 LIVE_LINES = 12
 _STYLE = {"ok": "green", "skipped": "yellow", "cancelled": "yellow"}
@@ -40,6 +46,16 @@ _STYLE = {"ok": "green", "skipped": "yellow", "cancelled": "yellow"}
 
 def _indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + line for line in split_lines(text))
+
+
+def ask_on(console: Console) -> Callable[[str], bool]:
+    """A yes/no question on ``console`` whose text is shown as it is: escapes made visible, never rich markup (a
+    file named ``deploy[link=https://x.invalid]now.cli`` is that name, not a hyperlink)."""
+
+    def ask(text: str) -> bool:
+        return Confirm.ask(Text(visible(text, one_line=True)), default=False, console=console)
+
+    return ask
 
 
 class _LiveView:
@@ -53,7 +69,7 @@ class _LiveView:
         self.spinner = Spinner("dots")
 
     def start(self, title: str) -> None:
-        self.title = title
+        self.title = visible(title, one_line=True)
         self.started = time.monotonic()
         self.lines.clear()
         self.partial = ""
@@ -71,7 +87,7 @@ class _LiveView:
         head = Text.assemble((self.title, "bold"), (f"  {elapsed:5.1f}s", "cyan"))
         self.spinner.text = head
         shown = [*self.lines, self.partial] if self.partial else list(self.lines)
-        body = Text("\n".join(line[:200] for line in shown), style="dim") if shown else Text("")
+        body = Text("\n".join(visible(line[:200], one_line=True) for line in shown), style="dim") if shown else Text("")
         return Group(self.spinner, body)
 
 
@@ -116,7 +132,7 @@ class TextDisplay:
 
     def _print(self, text: str | Text, *, style: str | None = None) -> None:
         if isinstance(text, str):
-            self.console.print(Text(text, style=style or ""), soft_wrap=True)
+            self.console.print(Text(visible(text), style=style or ""), soft_wrap=True)
         else:
             self.console.print(text, soft_wrap=True)
 
@@ -181,7 +197,7 @@ class TextDisplay:
         qid = str(p.get("question_id"))
         text = str(p.get("text", ""))
         if self.ask is None:
-            self._print(f"? {text} (no terminal to answer on)")
+            self._print(f"? {visible(text, one_line=True)} (no terminal to answer on)")
             return
         ask = self.ask
 
@@ -215,7 +231,7 @@ class TextDisplay:
                 str(r.get("kind", "")),
                 Text(status, style=_STYLE.get(status, "red")),
                 f"{r.get('duration_s', 0):.1f}s",
-                escape(self._summary_of(r)),
+                escape(visible(self._summary_of(r), one_line=True)),
             )
         self.console.print(table)
 
@@ -235,7 +251,7 @@ class TextDisplay:
         for d in p.get("diagnostics", []) or []:
             if d.get("severity") == "error":
                 self.err.print(
-                    Text(f"{self.source}:{d['line']}:{d['column']}: error[{d['code']}] {d['message']}"),
+                    Text(visible(f"{self.source}:{d['line']}:{d['column']}: error[{d['code']}] {d['message']}")),
                     soft_wrap=True,
                 )
         message = f"Failed ({p.get('code')}): {p.get('message', '')}"

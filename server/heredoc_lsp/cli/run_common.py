@@ -26,9 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.prompt import Confirm
 
-from heredoc_lsp.cli.progress import TextDisplay
+from heredoc_lsp.cli.progress import TextDisplay, ask_on
 from heredoc_lsp.cli.sources import display_path
 from heredoc_lsp.config import (
     IGNORED_SETTING,
@@ -51,6 +50,7 @@ from heredoc_lsp.executor.jsonl import (
     StdinListener,
 )
 from heredoc_lsp.executor.model import RunOptions, RunOutcome
+from heredoc_lsp.syntax.visible import visible
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -145,7 +145,7 @@ def output_format(args: argparse.Namespace, config: Config) -> str:
 
 
 def _warn(message: str) -> None:
-    sys.stderr.write(f"heredoc-lsp: {message}\n")
+    sys.stderr.write(f"heredoc-lsp: {visible(message, one_line=True)}\n")
     sys.stderr.flush()
 
 
@@ -286,7 +286,8 @@ def _diagnostics_to_stderr(writer: JsonlWriter, path: Path) -> EventSink:
         writer(event)
         if event.type == FAILED:
             for d in event.payload.get("diagnostics", ()) or ():
-                sys.stderr.write(f"{path}:{d['line']}:{d['column']}: {d['severity']}[{d['code']}] {d['message']}\n")
+                where = visible(f"{path}:{d['line']}:{d['column']}:", one_line=True)
+                sys.stderr.write(f"{where} {d['severity']}[{d['code']}] {visible(str(d['message']), one_line=True)}\n")
             sys.stderr.flush()
 
     return sink
@@ -310,11 +311,7 @@ async def run_text(request: Request, start: Starter) -> int:
     console = Console(highlight=False)
     live = console.is_terminal
     interactive = sys.stdin.isatty()
-    ask = None
-    if interactive:
-
-        def ask(text: str) -> bool:
-            return Confirm.ask(text, default=False, console=console)
+    ask = ask_on(console) if interactive else None
 
     display = TextDisplay(console, control, live=live, ask=ask)
     try:

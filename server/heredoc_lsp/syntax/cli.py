@@ -45,6 +45,7 @@ from heredoc_lsp.syntax.params import ParamsBody, is_delimiter_line, parse_param
 from heredoc_lsp.syntax.records import field, record, record_fields
 from heredoc_lsp.syntax.schema import CommandSchema, is_only_assignments, lookup_schema
 from heredoc_lsp.syntax.text import BLANK_CHARS, LineEdit
+from heredoc_lsp.syntax.visible import hidden_diagnostics
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -595,6 +596,8 @@ class _Scanner:
             t = line.strip(blanks)
             if not t:
                 continue
+            if not line.isascii():
+                self._hidden(i, line, "a comment" if t[0] == "#" else "a command line")
             if t[0] == "#":
                 append(~i)
                 continue
@@ -630,6 +633,8 @@ class _Scanner:
             append(row)
             # The body: it ends at the first line whose trimmed text is the marker.
             for k, body_line in numbered:
+                if not body_line.isascii():
+                    self._hidden(k, body_line, "a heredoc body")
                 if marker in body_line and body_line.strip(blanks) == marker:
                     row.terminator = k
                     if check_all:
@@ -644,6 +649,10 @@ class _Scanner:
             else:
                 self._unclosed(row)
         return rows
+
+    def _hidden(self, i: int, line: str, where: str) -> None:
+        """Bidirectional controls and invisible characters: errors on every line (what runs, its stdin, comments)."""
+        self.diagnostics.extend(hidden_diagnostics(i, line, where))
 
     # ---- a line containing `<<`
 

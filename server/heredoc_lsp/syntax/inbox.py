@@ -4,7 +4,8 @@ Input is the document's lines as :func:`heredoc_lsp.syntax.text.split_lines` giv
 :class:`InboxReply`: the commands in order, the prose line ranges and every diagnostic.
 
 Codes (errors unless noted): ``bad_attr``, ``duplicate_attr``, ``inline_content``, ``unclosed``, ``missing_attr``,
-``bad_int``, ``bad_range``, ``empty_command``, ``invalid_path``, ``path_outside_workspace``; warnings
+``bad_int``, ``bad_range``, ``empty_command``, ``invalid_path``, ``path_outside_workspace``, ``bidi_control`` and
+``invisible_character`` (in a tag or a RUN_COMMAND; warnings in other bodies); warnings
 ``stray_close``, ``nested_tag``, ``command_after_done``. Errors that belong to a command are also in
 :attr:`InboxCommand.errors`: such a command is reported FAILED and never executed.
 
@@ -36,6 +37,7 @@ from typing import Any
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, warning
 from heredoc_lsp.syntax.paths import check_path_text, display_path
 from heredoc_lsp.syntax.text import BLANK_CHARS, split_lines, trim, trim_end, trim_start
+from heredoc_lsp.syntax.visible import hidden_diagnostics
 
 BLOCK_COMMANDS: tuple[str, ...] = ("CREATE_FILE", "EDIT_FILE", "RUN_COMMAND", "MESSAGE", "DONE")
 SELF_CLOSING_COMMANDS: tuple[str, ...] = ("DELETE_FILE", "READ_FILE")
@@ -408,6 +410,23 @@ def _closer_insert_line(lines: Sequence[str], first: int, end: int) -> int:
     return end
 
 
+def _hidden_in_body(
+    name: str, lines: Sequence[str], first: int, end: int, errors: list[Diagnostic], warnings: list[Diagnostic]
+) -> None:
+    """Bidirectional controls and invisible characters in a body: errors in a RUN_COMMAND (the command fails),
+    warnings in a file's or a message's text (which may hold them on purpose, e.g. a ZWNJ in Persian prose)."""
+    runs = name == "RUN_COMMAND"
+    for k in range(first, end):
+        if not lines[k].isascii():
+            found = hidden_diagnostics(
+                k,
+                lines[k],
+                "a RUN_COMMAND" if runs else f"the text of {name}",
+                Severity.ERROR if runs else Severity.WARNING,
+            )
+            (errors if runs else warnings).extend(found)
+
+
 def _body_text(name: str, body: Sequence[str]) -> str:
     text = "\n".join(body)
     return text.strip(_BODY_TRIM) if name in TRIMMED_BODY_COMMANDS else text
@@ -461,6 +480,7 @@ def parse_inbox(lines: Sequence[str]) -> InboxReply:
             i += 1
             continue
         errors = tag.diagnostics + _attr_errors(name, tag)
+        errors.extend(hidden_diagnostics(i, line, "a path" if name in PATH_COMMANDS else f"a {name} tag"))
         warnings: list[Diagnostic] = []
         if done is not None:
             warnings.append(
@@ -487,6 +507,7 @@ def parse_inbox(lines: Sequence[str]) -> InboxReply:
                 j += 1
             body_lines = (i + 1, j)
             body = _body_text(name, lines[i + 1 : j])
+            _hidden_in_body(name, lines, i + 1, j, errors, warnings)
             warnings.extend(_nested_warnings(lines, i + 1, j, name))
             if j < n:
                 close_line = end_line = j
