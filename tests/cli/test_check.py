@@ -322,3 +322,14 @@ def test_python_dash_m_and_console_script_agree(tmp_path: Path) -> None:
     assert via_script.returncode == 1
     assert via_script.stdout == f"a.cli:1:7: error[unclosed_heredoc] {UNCLOSED}\n"
     assert REPO.joinpath("examples").is_dir()
+
+
+def test_file_names_and_markers_with_escape_sequences_are_shown_not_obeyed(cli: Runner, tmp_path: Path) -> None:
+    # A cloned repository's file name and heredoc marker: OSC 52 (set the clipboard) and cursor up + erase line.
+    name = "x\x1b]52;c;aGk=\x07\x1b[1A\x1b[2K.cli"
+    write(tmp_path / name, "cat <<E\x1b[2KOF\nbody\n")
+    for fmt in ("text", "concise", "github"):
+        result = cli("check", "--output-format", fmt, cwd=tmp_path)
+        assert result.returncode == 1, (fmt, result.stdout, result.stderr)
+        assert "\x1b" not in result.stdout + result.stderr and "\x07" not in result.stdout, fmt
+        assert "x\\x1b]52;c;aGk=\\x07\\x1b[1A\\x1b[2K.cli" in result.stdout, (fmt, result.stdout)

@@ -215,3 +215,41 @@ def test_ctrl_c_during_a_reply_says_interrupted(tmp_path: Path) -> None:
     assert out.decode().endswith("Interrupted.\n")
     assert "FAILED" not in out.decode()
     assert processes_with(f"sleep {secs}") == []
+
+
+# Escape sequences an attacker may write: OSC 52 (set the clipboard), OSC 8 (a hyperlink), cursor up + erase line.
+OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"
+OSC8 = "\x1b]8;;https://x.invalid\x1b\\click\x1b]8;;\x1b\\"
+ERASE = "\x1b[1A\x1b[2K"
+
+
+def test_escape_sequences_in_a_script_line_are_shown_not_obeyed(tmp_path: Path) -> None:
+    config(tmp_path)
+    write(tmp_path / "s.cli", f"true # {OSC52}{ERASE}\n")
+    code, out, err = run_text(["run", "s.cli"], tmp_path)
+    assert code == 0, (out, err)
+    assert "\x1b" not in out + err and "\x07" not in out
+    assert "true # \\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[1A\\x1b[2K" in out
+
+
+def test_escape_sequences_in_a_reply_are_shown_not_obeyed(tmp_path: Path) -> None:
+    config(tmp_path)
+    write(
+        tmp_path / "r.inbox",
+        f"[RUN_COMMAND]\ntrue {OSC8}\n[/RUN_COMMAND]\n[MESSAGE]\nhi {OSC52}\n{ERASE}fake line\n[/MESSAGE]\n"
+        f"[DONE]\nbye {OSC8}\n[/DONE]\n",
+    )
+    code, out, err = run_text(["apply", "r.inbox"], tmp_path)
+    assert code == 0, (out, err)
+    assert "\x1b" not in out + err
+    assert "\\x1b]8;;https://x.invalid" in out and "\\x1b]52;c;" in out and "\\x1b[1A\\x1b[2Kfake line" in out
+
+
+def test_a_file_name_with_rich_markup_is_asked_about_as_written(tmp_path: Path) -> None:
+    config(tmp_path, confirm="always")
+    name = "deploy[link=https:x.invalid]now.cli"
+    write(tmp_path / name, "true\n")
+    code, out = _pty_run(["run", name], tmp_path, b"n\n")
+    assert code == 130, out
+    assert "\x1b]8;" not in out  # no hyperlink
+    assert name in out.replace("\r\n", "")

@@ -81,3 +81,34 @@ def test_a_suppressed_possible_heredoc_does_not_block_the_run(workspace: Path, r
     )
     result = run_cli("run", "-y", "script.cli")
     assert (workspace / "first").exists(), (result.returncode, result.stdout, result.stderr)
+
+
+# Trojan Source (CVE-2021-42574): shown as `ls` and a comment, it runs `rm -rf ./victim`.
+TROJAN = "ls \u202e; rm -rf ./victim #\u202c"
+
+
+def test_run_refuses_a_script_with_bidi_controls_until_suppressed(workspace: Path, run_cli: RunCli) -> None:
+    (workspace / "victim").mkdir()
+    (workspace / "s.cli").write_text(TROJAN + "\n", encoding="utf-8")
+    result = run_cli("run", "-y", "--sandbox", "none", "s.cli")
+    assert result.returncode == 1, (result.stdout, result.stderr)
+    assert (workspace / "victim").is_dir(), "the hidden command ran"
+    assert "error[bidi_control]" in result.stderr and "<U+202E>" in result.stderr, result.stderr
+    checked = run_cli("check", "s.cli")
+    assert checked.returncode == 1 and "bidi_control" in checked.stdout
+    (workspace / "s.cli").write_text("# heredoc-lsp: disable=bidi_control\n" + TROJAN + "\n", encoding="utf-8")
+    assert run_cli("run", "-y", "--sandbox", "none", "s.cli").returncode == 0
+    assert not (workspace / "victim").exists()
+
+
+def test_apply_fails_a_run_command_or_path_with_hidden_characters(workspace: Path, run_cli: RunCli) -> None:
+    (workspace / "victim").mkdir()
+    (workspace / "r.inbox").write_text(
+        f'[RUN_COMMAND]\n{TROJAN}\n[/RUN_COMMAND]\n[CREATE_FILE path="invoice\u202efdp.sh"]\nx\n[/CREATE_FILE]\n'
+        '[CREATE_FILE path="a\u200b.txt"]\nx\n[/CREATE_FILE]\n',
+        encoding="utf-8",
+    )
+    result = run_cli("apply", "-y", "--sandbox", "none", "r.inbox")
+    assert (workspace / "victim").is_dir(), "the hidden command ran"
+    assert sorted(p.name for p in workspace.iterdir()) == ["r.inbox", "victim"]
+    assert result.stdout.count("[FAILED]") == 3, result.stdout
