@@ -314,26 +314,24 @@ def _skip_reason(entry: os.DirEntry[str]) -> str | None:
 
 
 def _walk(run: _Run, directory: Path, display: str, ignores: _Ignores, specs: list[_GitIgnore]) -> None:
+    """Collect the sources under ``directory`` (:class:`heredoc_lsp.walk.TreeWalk`: no recursion, bounded)."""
     from heredoc_lsp.languages import language_from_path  # deferred: check start-up
+    from heredoc_lsp.walk import TreeWalk  # deferred: check start-up
 
-    try:
-        with os.scandir(directory) as it:
-            entries = sorted(it, key=lambda e: e.name)
-    except OSError as exc:
-        run.note(f"cannot read directory {display}: {exc.strerror or exc}", always=True)
+    def unreadable(path: str, exc: OSError, context: tuple[str, list[_GitIgnore]]) -> None:
+        run.note(f"cannot read directory {context[0]}: {exc.strerror or exc}", always=True)
         run.failed = True
-        return
+
     own = ignores.spec_of(directory)
-    if own is not None:
-        specs = [*specs, own]
-    for entry in entries:
-        shown = entry.name if display == "." else os.path.join(display, entry.name)
-        path = directory / entry.name
+    walk = TreeWalk(directory, (display, [*specs, own] if own is not None else specs), on_error=unreadable)
+    for entry, (folder, folder_specs) in walk:
+        shown = entry.name if folder == "." else os.path.join(folder, entry.name)
+        path = Path(entry.path)
         is_dir = entry.is_dir(follow_symlinks=False)
         if ignores.excluded(shown, is_dir):
             run.note(f"skipping {shown}{os.sep if is_dir else ''} (--exclude)")
             continue
-        if specs and ignores.ignored_by(specs, path, is_dir):
+        if folder_specs and ignores.ignored_by(folder_specs, path, is_dir):
             run.note(f"skipping {shown}{os.sep if is_dir else ''} (.gitignore)")
             continue
         if is_dir:
@@ -341,7 +339,9 @@ def _walk(run: _Run, directory: Path, display: str, ignores: _Ignores, specs: li
             if reason is not None:
                 run.note(f"skipping {shown}{os.sep} ({reason})")
                 continue
-            _walk(run, path, shown, ignores, specs)
+            inner = ignores.spec_of(path)
+            if not walk.enter(entry, (shown, [*folder_specs, inner] if inner is not None else folder_specs)):
+                run.note(f"skipping {shown}{os.sep} (more than {walk.max_depth} folders deep)", always=True)
         elif entry.is_symlink() and os.path.isdir(path):
             run.note(f"skipping {shown} (symbolic link to a directory)")
         elif entry.is_symlink() and not os.path.exists(path):
@@ -354,6 +354,8 @@ def _walk(run: _Run, directory: Path, display: str, ignores: _Ignores, specs: li
                 run.note(f"skipping {shown} (not a regular file)", always=True)
                 continue
             run.add(Source(shown, path, language))
+    if walk.cut:
+        run.note(f"stopped after {walk.max_entries} entries under {display}", always=True)
 
 
 def _collect(run: _Run, args: argparse.Namespace) -> None:

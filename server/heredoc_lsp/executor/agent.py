@@ -37,6 +37,7 @@ from heredoc_lsp.executor.environment import Redactor, secret_values
 from heredoc_lsp.executor.files import FileOpError, Workspace, atomic_write_text
 from heredoc_lsp.executor.model import StepResult
 from heredoc_lsp.executor.protocol_text import CONTINUATION_PROMPT, protocol_text
+from heredoc_lsp.syntax.outbox import quote, quoted_name
 from heredoc_lsp.syntax.text import split_lines
 
 AGENT_DIRS = ("inbox", "outbox", "sessions", ".heredoc-lsp")
@@ -225,6 +226,7 @@ class OutboxSettings:
     output_chars: int = 4000
     read_chars: int = 100_000
     redactor: Redactor = field(default_factory=_process_redactor)
+    read_total_chars: int = 400_000  # all READ_FILE contents of one outbox together
 
 
 def _indent(text: str, prefix: str) -> list[str]:
@@ -244,15 +246,18 @@ def render_outbox(
     out += ["", "=== PROTOCOL ==="]
     out.append(
         protocol_text(
-            timeout_s=settings.timeout_s, output_chars=settings.output_chars, read_chars=settings.read_chars
+            timeout_s=settings.timeout_s,
+            output_chars=settings.output_chars,
+            read_chars=settings.read_chars,
+            read_total_chars=settings.read_total_chars,
         ).rstrip("\n")
     )
     out += ["", "=== CONTEXT ===", "## Workspace Files"]
     redactor = settings.redactor
     files, more = workspace.list_files(LISTING_LIMIT)
     if files:
-        # A command may put a secret in a file name: the listing shows it redacted.
-        out += [f"  {redactor.redact(f.path)} ({f.size} bytes)" for f in files]
+        # A command may put a secret in a file name: the listing shows it redacted; a newline in it is escaped.
+        out += [f"  {quoted_name(redactor.redact(f.path))} ({f.size} bytes)" for f in files]
         if more:
             out.append(f"  ... and {more} more files")
     else:
@@ -261,26 +266,30 @@ def render_outbox(
         out += ["", "## Previous Command Results"]
         if session.last_results:
             for result in session.last_results:
-                out.append(redactor.redact(result.line))
+                out.append(quoted_name(redactor.redact(result.line)))
                 if result.output:
-                    lines = _indent(redactor.redact(result.output), "    ")
-                    if len(lines) == 1:
-                        out.append(f"  Output: {lines[0].strip()}")
-                    else:
-                        out.append("  Output:")
-                        out.extend(lines)
+                    out.append("  Output:")
+                    out.extend(quote(redactor.redact(result.output)))
         else:
             out.append("(no commands were found in the last reply)")
     if session.read_file_requests:
         out += ["", "## Requested File Contents"]
+        budget = settings.read_total_chars
         for path in session.read_file_requests:
-            shown = redactor.redact(path)
+            shown = quoted_name(redactor.redact(path))
             out.append(f"--- {shown} ---")
-            try:
-                contents = workspace.read_file(path, settings.read_chars, redactor)
-                out.append(contents.text.rstrip("\n"))
-            except FileOpError as exc:
-                out.append(f"({redactor.redact(exc.summary)})")
+            if budget <= 0:
+                out.append(
+                    f"(not shown: this message already holds {settings.read_total_chars} characters of requested "
+                    "contents; ask for it again in your next reply)"
+                )
+            else:
+                try:
+                    contents = workspace.read_file(path, min(settings.read_chars, budget), redactor)
+                    budget -= len(contents.text)
+                    out.extend(quote(contents.text.rstrip("\n")))
+                except FileOpError as exc:
+                    out.append(f"({quoted_name(redactor.redact(exc.summary))})")
             out.append(f"--- end {shown} ---")
     out += ["", "=== PROMPT ==="]
     out.append(session.task if session.sequence_number == 1 else CONTINUATION_PROMPT)

@@ -39,6 +39,7 @@ from heredoc_lsp.syntax.protected import (
     protected_reason,
 )
 from heredoc_lsp.syntax.text import split_lines, split_lines_keepends
+from heredoc_lsp.walk import TreeWalk
 
 DEFAULT_READ_CHARS = 100_000
 BINARY_SNIFF_BYTES = 8192
@@ -296,30 +297,34 @@ class Workspace:
             return None
 
     def list_files(self, limit: int = 1000) -> tuple[list[WorkspaceFile], int]:
-        """Files under the root (no links followed, hidden VCS folders and temporaries skipped), and how many more."""
+        """Files under the root (no links followed, hidden VCS folders and temporaries skipped), and how many more
+        (:class:`heredoc_lsp.walk.TreeWalk`: iterative, bounded depth and size)."""
         found: list[WorkspaceFile] = []
         more = 0
         skip_dirs = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv"}
-        for dirpath, dirnames, filenames in os.walk(self.root):
-            rel_dir = os.path.relpath(dirpath, self.root)
-            rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
-            dirnames[:] = sorted(
-                d for d in dirnames if d not in skip_dirs and f"{rel_dir}{d}".strip("/") not in self.protected
-            )
-            for name in sorted(filenames):
-                if name.endswith(TEMP_SUFFIX):
-                    continue
-                full = os.path.join(dirpath, name)
-                try:
-                    st = os.lstat(full)
-                except OSError:
-                    continue
-                if not stat.S_ISREG(st.st_mode):
-                    continue
-                if len(found) < limit:
-                    found.append(WorkspaceFile(rel_dir + name, st.st_size))
-                else:
-                    more += 1
+        walk = TreeWalk(self.root, "")
+        for entry, rel_dir in walk:
+            name = entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if name not in skip_dirs and f"{rel_dir}{name}" not in self.protected:
+                    walk.enter(entry, f"{rel_dir}{name}/")
+                continue
+            if name.endswith(TEMP_SUFFIX):
+                continue
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            if len(found) < limit:
+                found.append(WorkspaceFile(rel_dir + name, st.st_size))
+            else:
+                more += 1
         found.sort(key=lambda f: f.path)
         return found, more
 

@@ -15,6 +15,11 @@ Codes:
   number >= 1, an empty ``Task``), a field given twice (the first is used), or text before the first field.
 - ``missing_header_field`` (error): ``Session``, ``Sequence`` or ``Task`` absent from HEADER (at the HEADER marker).
 
+Quoted text (the one quoting rule of everything heredoc-lsp copies into an outbox, :func:`quote`): file contents and
+command output are written with every line prefixed ``  | `` and file names on one line with control characters
+and hidden characters escaped (:func:`quoted_name`), so no line of them can be, or look like, a marker, a result
+line (``[OK] ...``) or the end of a quote (``--- end PATH ---``). Quoted lines are content like any other here.
+
 HEADER fields are lines ``Key: value`` with the key at column 0 (``[A-Za-z][A-Za-z0-9_-]*``); the lines after a
 field that are not field lines continue it (that is how ``Task`` spans lines). Keys are case-sensitive; unknown
 fields are kept in :attr:`Header.fields` without a diagnostic.
@@ -28,6 +33,7 @@ from dataclasses import dataclass
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Span, error, warning
 from heredoc_lsp.syntax.text import BLANK_CHARS, is_blank, split_lines, trim, trim_end, trim_start
+from heredoc_lsp.syntax.visible import visible
 
 SECTION_NAMES: tuple[str, ...] = ("HEADER", "PROTOCOL", "CONTEXT", "PROMPT")
 HEADER_KEYS: tuple[str, ...] = ("Session", "Sequence", "Task")
@@ -40,6 +46,25 @@ _MAX_DIGITS = 30  # int() refuses more than 4300 digits
 
 def marker(name: str) -> str:
     return f"=== {name} ==="
+
+
+QUOTE_PREFIX = "  | "
+
+
+def quote(text: str) -> list[str]:
+    """``text`` as quoted outbox lines: each prefixed ``  | `` (an empty one ``  |``), control and hidden
+    characters made visible (:func:`heredoc_lsp.syntax.visible.visible`)."""
+    return [QUOTE_PREFIX + visible(line) if line else QUOTE_PREFIX.rstrip() for line in split_lines(text)]
+
+
+def quoted_name(name: str) -> str:
+    """A file name (or any one-line text from the workspace) as an outbox shows it: on one line, escapes visible."""
+    return visible(name, one_line=True)
+
+
+def is_quoted(line: str) -> bool:
+    """True for a line :func:`quote` wrote."""
+    return line.startswith(QUOTE_PREFIX.rstrip())
 
 
 _MARKERS = {marker(name): name for name in SECTION_NAMES}
