@@ -215,3 +215,14 @@ async def test_loosening_workspace_config_is_warned_and_ignored(
     async with session(profile, ws, init_options={"heredocLsp": trusting}) as client:
         uri = client.open(text, language_id="toml", name="heredoc-lsp.toml")
         assert await client.diagnostics_of(uri) == []
+
+
+async def test_a_config_nested_3000_deep_is_a_config_error_and_scripts_are_still_checked(tmp_path: Path) -> None:
+    config = tmp_path / "heredoc-lsp.toml"
+    config.write_text("x = " + "[" * 3000 + "]" * 3000 + "\n", encoding="utf-8")
+    async with session(PROFILE_NAMES[0], tmp_path) as client:
+        uri = client.open("cat <<EOF\nno end\n")
+        assert await codes(client, uri) == ["unclosed_heredoc"]
+        problems = await client.wait_publish(config.as_uri(), None)
+        assert [d.code for d in problems] == ["config_error"]
+        assert "nested deeper than 100 levels" in problems[0].message

@@ -19,6 +19,7 @@ from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.events import EventSink
 from heredoc_lsp.executor.model import RunOutcome
 from heredoc_lsp.executor.reply_apply import apply_reply
+from heredoc_lsp.fs import read_regular
 from heredoc_lsp.syntax.inbox import parse_inbox
 from heredoc_lsp.syntax.text import split_lines
 
@@ -75,7 +76,7 @@ def _has_commands(path: Path) -> bool:
     """Whether the file holds at least one inbox command (a usage error otherwise: it is not a reply)."""
 
     try:
-        text = decode_document(path.read_bytes()).text
+        text = decode_document(read_regular(path)).text
     except OSError:
         return True  # the run reports the read error itself
     return bool(parse_inbox(split_lines(text)).commands)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from heredoc_lsp.cli.sources import LANGUAGE_CHOICES, Source, UsageError
+from heredoc_lsp.fs import TreeWalk, read_regular
 from heredoc_lsp.syntax.lazy_re import lazy_compile
 from heredoc_lsp.syntax.visible import visible
 
@@ -233,7 +234,7 @@ class _Ignores:
         if not self.gitignore:
             return None
         try:
-            text = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
+            text = read_regular(directory / ".gitignore").decode("utf-8", errors="replace")
         except OSError:
             return None
         from heredoc_lsp.syntax.text import split_lines  # deferred: check start-up
@@ -314,9 +315,8 @@ def _skip_reason(entry: os.DirEntry[str]) -> str | None:
 
 
 def _walk(run: _Run, directory: Path, display: str, ignores: _Ignores, specs: list[_GitIgnore]) -> None:
-    """Collect the sources under ``directory`` (:class:`heredoc_lsp.walk.TreeWalk`: no recursion, bounded)."""
+    """Collect the sources under ``directory`` (:class:`heredoc_lsp.fs.TreeWalk`: no recursion, bounded)."""
     from heredoc_lsp.languages import language_from_path  # deferred: check start-up
-    from heredoc_lsp.walk import TreeWalk  # deferred: check start-up
 
     def unreadable(path: str, exc: OSError, context: tuple[str, list[_GitIgnore]]) -> None:
         run.note(f"cannot read directory {context[0]}: {exc.strerror or exc}", always=True)
@@ -625,7 +625,7 @@ def _config_diagnostics(exc: ConfigError) -> tuple[str, list[Diagnostic]]:
     text = ""
     if exc.path is not None:
         try:
-            text = exc.path.read_text(encoding="utf-8", errors="replace")
+            text = read_regular(exc.path).decode("utf-8", errors="replace")
         except OSError:
             text = ""
     shown = display_path(exc.path) if exc.path is not None else "heredoc-lsp.toml"

@@ -125,7 +125,7 @@ def write(stream: TextIO, text: str) -> None:
 
 def error_exit(message: str, prog: str = "heredoc-lsp") -> int:
     """Print ``prog: error: message`` on stderr and return 2 (usage error)."""
-    sys.stderr.write(f"{prog}: error: {visible(message, one_line=True)}\n")
+    sys.stderr.write(f"{prog}: error: {visible(message)}\n")
     return 2
 
 

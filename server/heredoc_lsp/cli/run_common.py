@@ -145,7 +145,7 @@ def output_format(args: argparse.Namespace, config: Config) -> str:
 
 
 def _warn(message: str) -> None:
-    sys.stderr.write(f"heredoc-lsp: {visible(message, one_line=True)}\n")
+    sys.stderr.write(f"heredoc-lsp: {visible(message)}\n")
     sys.stderr.flush()
 
 
@@ -351,5 +351,7 @@ def require_file(path: Path) -> None:
         raise UsageError(f"{path}: no such file")
     if path.is_dir():
         raise UsageError(f"{path}: is a directory, not a file")
+    if not path.is_file():  # a FIFO would make the read wait for a writer forever
+        raise UsageError(f"{path}: not a regular file (a FIFO, a device or a socket is never read)")
     if not os.access(path, os.R_OK):
         raise UsageError(f"{path}: not readable")

@@ -69,13 +69,12 @@ def read_source(source: Source) -> bytes:
     before any read: it could wait forever)."""
     if source.path is None:
         return sys.stdin.buffer.read()
-    import stat  # deferred: check start-up
+    from heredoc_lsp.fs import NotRegularFile, read_regular  # deferred: check start-up
 
-    fd = os.open(source.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with open(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{source.display} is not a regular file")
-        return f.read()
+    try:
+        return read_regular(source.path)
+    except NotRegularFile:
+        raise OSError(f"{source.display} is not a regular file") from None
 
 
 def config_for(resolver: ConfigResolver, source: Source) -> Config:

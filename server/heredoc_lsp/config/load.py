@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from heredoc_lsp.config.effective import EffectiveConfig, Overrides, effective_config
@@ -19,7 +18,9 @@ from heredoc_lsp.config.model import (
     ConfigError,
     ConfigProblem,
 )
+from heredoc_lsp.fs import read_regular
 from heredoc_lsp.syntax.records import replace_fields
+from heredoc_lsp.syntax.toml_load import loads as toml_loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,15 +30,6 @@ PYPROJECT_PREFIX = ("tool", "heredoc-lsp")
 # A cheap test that a pyproject.toml may configure heredoc-lsp, so most are never parsed (tomllib is slow to import).
 _MENTIONS_US = re.compile(r"tool[ \t]*\.[ \t]*[\"']?heredoc-lsp|^[ \t]*\[[ \t]*tool[ \t]*\]", re.MULTILINE)
 _TOML_ERROR_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
-
-
-def _toml_loads(text: str) -> dict[str, Any]:
-    import importlib  # deferred: check start-up
-
-    # tomllib is in the standard library from 3.11; tomli is the same parser for 3.10.
-    module = importlib.import_module("tomllib" if sys.version_info >= (3, 11) else "tomli")
-    loads: Callable[[str], dict[str, Any]] = module.loads
-    return loads(text)
 
 
 def _syntax_problem(path: Path | None, text: str, exc: Exception) -> ConfigProblem:
@@ -66,7 +58,7 @@ def parse_config_text(text: str, path: Path | None = None, *, pyproject: bool | 
     if pyproject is None:
         pyproject = path is not None and path.name == PYPROJECT_FILE_NAME
     try:
-        data = _toml_loads(text)
+        data = toml_loads(text)
     except ValueError as exc:  # tomllib.TOMLDecodeError is a ValueError
         raise ConfigError((_syntax_problem(path, text, exc),)) from None
     prefix: tuple[str, ...] = ()
@@ -100,7 +92,7 @@ def parse_config_text(text: str, path: Path | None = None, *, pyproject: bool | 
 
 def _read_text(path: Path) -> str:
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise ConfigError((ConfigProblem(path, 0, 0, "", f"cannot read config file: {reason}"),)) from None
@@ -153,12 +145,12 @@ def config_in_dir(directory: Path) -> Path | None:
     pyproject = directory / PYPROJECT_FILE_NAME
     if pyproject.is_file():
         try:
-            text = pyproject.read_text(encoding="utf-8", errors="replace")
+            text = read_regular(pyproject).decode("utf-8", errors="replace")
         except OSError:
             return None
         if configures_heredoc_lsp(text):
             try:
-                data = _toml_loads(text)
+                data = toml_loads(text)
             except ValueError:
                 return pyproject  # broken TOML that mentions us: let loading report it
             tool = data.get("tool")

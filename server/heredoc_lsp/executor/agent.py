@@ -37,6 +37,7 @@ from heredoc_lsp.executor.environment import Redactor, secret_values
 from heredoc_lsp.executor.files import FileOpError, Workspace, atomic_write_text
 from heredoc_lsp.executor.model import StepResult
 from heredoc_lsp.executor.protocol_text import CONTINUATION_PROMPT, protocol_text
+from heredoc_lsp.fs import read_regular
 from heredoc_lsp.syntax.outbox import quote, quoted_name
 from heredoc_lsp.syntax.text import split_lines
 
@@ -172,7 +173,7 @@ def load_session(paths: AgentPaths, session_id: str) -> Session:
     if not SESSION_ID.fullmatch(session_id):
         raise SessionError(f"'{session_id}' is not a session id (8 lowercase hex digits)")
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(file).decode("utf-8"))
     except FileNotFoundError:
         raise SessionError(f"no session '{session_id}' in {paths.sessions}") from None
     except (OSError, ValueError) as exc:
@@ -399,7 +400,7 @@ class ReplyLedger:
 
     def records(self) -> list[ReplyRecord]:
         try:
-            text = self.file.read_text(encoding="utf-8")
+            text = read_regular(self.file).decode("utf-8")
         except FileNotFoundError:
             return []
         except OSError as exc:

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from heredoc_lsp.analysis.workspace import MAX_EDIT_BYTES, count_lines_fd, too_large_message
 from heredoc_lsp.executor.environment import Redactor
+from heredoc_lsp.fs import TreeWalk
 from heredoc_lsp.syntax.paths import check_path_text, display_path, normalize_relative
 from heredoc_lsp.syntax.protected import (
     ProtectedPath,
@@ -39,7 +40,6 @@ from heredoc_lsp.syntax.protected import (
     protected_reason,
 )
 from heredoc_lsp.syntax.text import split_lines, split_lines_keepends
-from heredoc_lsp.walk import TreeWalk
 
 DEFAULT_READ_CHARS = 100_000
 BINARY_SNIFF_BYTES = 8192
@@ -298,7 +298,7 @@ class Workspace:
 
     def list_files(self, limit: int = 1000) -> tuple[list[WorkspaceFile], int]:
         """Files under the root (no links followed, hidden VCS folders and temporaries skipped), and how many more
-        (:class:`heredoc_lsp.walk.TreeWalk`: iterative, bounded depth and size)."""
+        (:class:`heredoc_lsp.fs.TreeWalk`: iterative, bounded depth and size)."""
         found: list[WorkspaceFile] = []
         more = 0
         skip_dirs = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv"}

@@ -21,6 +21,7 @@ from heredoc_lsp.executor.model import (
     StepResult,
     command_result_text,
 )
+from heredoc_lsp.fs import read_regular
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.cli import CliScript, blocks_run
 from heredoc_lsp.syntax.diagnostics import Severity
@@ -62,7 +63,7 @@ def read_document(path: Path, text: str | None) -> tuple[str, list[Diagnostic]]:
     if text is not None:
         return text, []
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as exc:
         raise RunRefused("parse_error", f"cannot read '{path}': {exc.strerror or exc}") from None
 

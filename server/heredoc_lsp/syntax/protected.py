@@ -18,14 +18,12 @@ file's current text and the text it would have afterwards; the caller does the r
 
 from __future__ import annotations
 
-import importlib
 import re
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from heredoc_lsp.syntax.text import split_lines, split_lines_keepends
+from heredoc_lsp.syntax.toml_load import loads as toml_loads
 
 PROTECTED_CODE = "protected_path"
 PYPROJECT = "pyproject.toml"
@@ -152,12 +150,8 @@ def _table(text: str | None) -> object:
     """The value of ``tool.heredoc-lsp`` in a pyproject text: the dict, ``_ABSENT``, or ``_BROKEN``."""
     if text is None:
         return _ABSENT
-    # Deferred import (check start-up path): tomllib is slow to import and only a pyproject.toml needs it; tomli is
-    # the same parser for Python 3.10.
-    module = importlib.import_module("tomllib" if sys.version_info >= (3, 11) else "tomli")
-    loads: Callable[[str], dict[str, Any]] = module.loads
     try:
-        data = loads(text)
+        data = toml_loads(text)
     except ValueError:
         # Unparseable: the config loader falls back to the defaults, so a table written there is not in effect
         # unless the text shows one.

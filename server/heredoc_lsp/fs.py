@@ -1,6 +1,13 @@
-"""The one walk of a file tree (``check`` and the outbox's listing of workspace files): iterative and bounded.
+"""File-system access a hostile workspace cannot hang or exhaust: the one walk of a file tree (``check`` and the
+outbox's listing of workspace files), iterative and bounded, and the one read of a file named by a person or a
+workspace (scripts, replies, config files, ``.gitignore``), which never blocks.
 
-A folder tree is written by whoever wrote the workspace: a 1,200-deep chain of folders must not exhaust the
+A FIFO or a device planted under a name that is read (``check.cli``, ``heredoc-lsp.toml``, the path of a
+``run.start``) would make a plain ``open`` wait for a writer forever, deaf to Ctrl-C and SIGTERM (the signal
+handlers of an asyncio loop run between callbacks, never inside a blocked system call). :func:`read_regular`
+opens with ``O_NONBLOCK`` and refuses anything but a regular file before reading a byte.
+
+Walk. A folder tree is written by whoever wrote the workspace: a 1,200-deep chain of folders must not exhaust the
 interpreter's stack (``os.walk`` recurses on Python 3.10/3.11 and raises ``RecursionError``), and a tree of a
 million entries must not keep the caller busy for minutes. :class:`TreeWalk` keeps its own stack, visits entries in
 name order, depth first, never follows links into folders, and stops at ``max_depth`` folders below the root and
@@ -10,6 +17,7 @@ after ``max_entries`` entries; what it left out is counted (:attr:`TreeWalk.too_
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
@@ -75,3 +83,19 @@ class TreeWalk(Generic[T]):
                 stack.clear()
                 return
             yield entry, context
+
+
+class NotRegularFile(OSError):
+    """The path names a FIFO, a device, a socket or a folder: never read."""
+
+
+def read_regular(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
+    """The bytes of the regular file at ``path`` (at most ``limit``; links followed), opened without blocking.
+    Raises :class:`NotRegularFile` for anything else, ``OSError`` when it cannot be read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    with open(fd, "rb") as f:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            what = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a FIFO, a device or a socket)"
+            raise NotRegularFile(f"{os.fspath(path)} is {what}")
+        return f.read() if limit is None else f.read(limit)
