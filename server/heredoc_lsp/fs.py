@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # no typing at run time: check's start-up does without it
+    from collections.abc import Callable, Iterator
+    from typing import Any
 
 MAX_DEPTH = 64
 MAX_ENTRIES = 200_000
 
-T = TypeVar("T")
 
-
-class TreeWalk(Generic[T]):
+class TreeWalk:
     """``for entry, context in walk`` yields every entry of a folder (name order) with the folder's ``context``;
     :meth:`enter` asks for a folder entry's own entries, walked next with their own context (depth first, as a
     recursive walk would)."""
@@ -35,11 +36,11 @@ class TreeWalk(Generic[T]):
     def __init__(
         self,
         root: str | os.PathLike[str],
-        context: T,
+        context: Any,
         *,
         max_depth: int = MAX_DEPTH,
         max_entries: int = MAX_ENTRIES,
-        on_error: Callable[[str, OSError, T], None] | None = None,
+        on_error: Callable[[str, OSError, Any], None] | None = None,
     ) -> None:
         self.max_depth = max_depth
         self.max_entries = max_entries
@@ -47,10 +48,10 @@ class TreeWalk(Generic[T]):
         self.too_deep: list[str] = []  # folders not entered: deeper than max_depth
         self.cut = False  # True when max_entries stopped the walk
         self.seen = 0
-        self._stack: list[tuple[Iterator[os.DirEntry[str]], T, int]] = []
+        self._stack: list[tuple[Iterator[os.DirEntry[str]], Any, int]] = []
         self._open(os.fspath(root), context, 0)
 
-    def _open(self, path: str, context: T, depth: int) -> None:
+    def _open(self, path: str, context: Any, depth: int) -> None:
         try:
             with os.scandir(path) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -60,7 +61,7 @@ class TreeWalk(Generic[T]):
             return
         self._stack.append((iter(entries), context, depth))
 
-    def enter(self, entry: os.DirEntry[str], context: T) -> bool:
+    def enter(self, entry: os.DirEntry[str], context: Any) -> bool:
         """Walk ``entry`` (a folder, not a link to one) next, with ``context``; False when it is too deep."""
         depth = self._stack[-1][2] + 1 if self._stack else 1
         if depth > self.max_depth:
@@ -69,7 +70,7 @@ class TreeWalk(Generic[T]):
         self._open(entry.path, context, depth)
         return True
 
-    def __iter__(self) -> Iterator[tuple[os.DirEntry[str], T]]:
+    def __iter__(self) -> Iterator[tuple[os.DirEntry[str], Any]]:
         stack = self._stack
         while stack:
             entries, context, _depth = stack[-1]
