@@ -28,8 +28,12 @@ export const SERVER_SETTING_KEYS = [
   'diagnosticMode',
 ] as const;
 
-/** Safety settings: only the user-level value is sent, never a workspace or folder value. */
+/** Safety settings: only the user-level value is read, never a workspace or folder value. The server's safety
+ * settings (heredoc_lsp/config/model.py SAFETY_KEYS, in settings spelling) and every setting that names a program
+ * to execute: `python.path` starts the language server outside any sandbox, so a `.vscode/settings.json` written by
+ * a command or a cloned repository must never choose it (tests/vscode/test_settings_parity.py keeps the lists equal). */
 export const SAFETY_SETTING_KEYS: ReadonlySet<string> = new Set([
+  'python.path',
   'script.runner',
   'executor.timeoutS',
   'executor.sandbox',

@@ -7,13 +7,14 @@ import {
   InspectedValue,
   RESTRICTED_SETTING_KEYS,
   SAFETY_SETTING_KEYS,
+  explicitValue,
   SERVER_SETTING_KEYS,
   serverSettings,
   SettingsSource,
 } from '../src/settings';
 
 const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
-const properties: Record<string, { default: unknown }> = manifest.contributes.configuration.properties;
+const properties: Record<string, { default: unknown; scope?: string }> = manifest.contributes.configuration.properties;
 /** Settings of the extension itself, not passed to the server. */
 const EXTENSION_ONLY = new Set(['python.path', 'trace.server']);
 
@@ -65,8 +66,31 @@ describe('serverSettings', () => {
     }
     assert.deepEqual(
       [...SAFETY_SETTING_KEYS].sort(),
-      ['executor.allowNetwork', 'executor.confirm', 'executor.env', 'executor.sandbox', 'executor.timeoutS', 'script.runner'],
+      [
+        'executor.allowNetwork',
+        'executor.confirm',
+        'executor.env',
+        'executor.sandbox',
+        'executor.timeoutS',
+        'python.path',
+        'script.runner',
+      ],
     );
+  });
+
+  it('reads the interpreter that starts the server from the user level only, even in a trusted workspace', () => {
+    const s = source({ 'python.path': { workspaceValue: '${workspaceFolder}/tools/python' } });
+    for (const trusted of [true, false]) {
+      assert.equal(explicitValue(s, 'python.path', trusted), undefined);
+    }
+    const user = source({ 'python.path': { globalValue: '/usr/bin/python3', workspaceFolderValue: './python' } });
+    assert.equal(explicitValue(user, 'python.path', true), '/usr/bin/python3');
+  });
+
+  it('declares every safety setting with a scope a workspace cannot set', () => {
+    for (const key of SAFETY_SETTING_KEYS) {
+      assert.ok(['application', 'machine'].includes(properties[`heredocLsp.${key}`].scope ?? ''), key);
+    }
   });
 
   it('ignores workspace values of restricted settings while untrusted, keeps the user values', () => {

@@ -9,13 +9,14 @@ choices, and a value of the wrong type must be refused by the server too.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, get_args
 
 import pytest
 
 from heredoc_lsp.config import DEFAULT_CONFIG, apply_lsp_settings
-from heredoc_lsp.config.model import Compat, Confirm, OutputFormat, Sandbox
+from heredoc_lsp.config.model import SAFETY_KEYS, Compat, Confirm, OutputFormat, Sandbox
 from heredoc_lsp.config.validate import _COMMAND_KEYS, _SECTIONS, _TOP_KEYS, key_name
 from heredoc_lsp.lsp.settings import DIAGNOSTIC_MODES, SERVER_KEYS
 
@@ -148,3 +149,21 @@ def test_command_entries_have_the_servers_keys_and_choices() -> None:
     # The manifest's name patterns are the server's: a lower-case parameter is refused by both.
     assert entry["properties"]["params"]["items"]["pattern"] == "^[A-Z_]+$"
     assert apply_lsp_settings(DEFAULT_CONFIG, {"commands": {"x": {"params": ["title"]}}})[1] != ()
+
+
+def _extension_safety_keys() -> set[str]:
+    """``SAFETY_SETTING_KEYS`` of client-vscode/src/settings.ts."""
+    source = (ROOT / "client-vscode" / "src" / "settings.ts").read_text(encoding="utf-8")
+    block = source.split("export const SAFETY_SETTING_KEYS", 1)[1].split("]);", 1)[0]
+    return set(re.findall(r"'([^']+)'", block.split("new Set([", 1)[1]))
+
+
+def test_the_extensions_safety_settings_are_the_servers_and_the_programs_it_runs() -> None:
+    # One rule: the server's SAFETY_KEYS (heredoc_lsp/config/model.py), plus every setting that names a program the
+    # extension executes (the interpreter that runs the server), and only those, are read from the user level.
+    server = {".".join(key_name(part, "settings") for part in key.split(".")) for key in SAFETY_KEYS}
+    programs = {"python.path"}
+    assert _extension_safety_keys() == server | programs
+    for key in server | programs:
+        assert PROPERTIES[PREFIX + key]["scope"] in ("application", "machine"), key
+        assert "only your user setting counts" in PROPERTIES[PREFIX + key]["markdownDescription"], key
