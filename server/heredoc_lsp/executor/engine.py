@@ -29,6 +29,7 @@ from heredoc_lsp.executor.model import (
     quote_command,
     short_command,
 )
+from heredoc_lsp.executor.planted import PlantGuard
 from heredoc_lsp.executor.process import ProcessSpec, run_process
 from heredoc_lsp.executor.sandbox import (
     ResourceLimits,
@@ -38,6 +39,7 @@ from heredoc_lsp.executor.sandbox import (
     command_argv,
     limits_note,
 )
+from heredoc_lsp.syntax.outbox import quoted_name
 
 _log = logging.getLogger(__name__)
 YES_ANSWERS = frozenset({"yes", "y", "true", "1", "ok", "run"})
@@ -129,6 +131,7 @@ class RunContext:
         self.emitter.progress("command", index=index, total=total, line=line1, command=text, step=kind)
         env, redactor = self._environment()
         opts = self.options
+        guard = PlantGuard.before(self.workspace) if choice.mode == "bwrap" else None
         argv = command_argv(
             opts.runner_argv(text),
             self.workspace,
@@ -136,6 +139,7 @@ class RunContext:
             self._limits(),
             allow_network=opts.allow_network,
             search_path=env.get("PATH"),
+            extra_binds=guard.binds() if guard is not None else (),
         )
         spec = ProcessSpec(
             argv=argv,
@@ -153,6 +157,7 @@ class RunContext:
             on_output=lambda stream, chunk: self.emitter.progress(stream, index=index, text=chunk),
             on_status=lambda note: self.emitter.status(note, index=index),
         )
+        planted = guard.sweep() if guard is not None else []
         output, truncated = display_output(done.stdout, done.stderr, opts.max_output_chars)
         shown = short_command(text)
         status: StepStatus
@@ -166,6 +171,14 @@ class RunContext:
             code = done.exit_code
             status = "ok" if code == 0 else "failed"
             summary = f"Ran {quote_command(shown)} ({describe_exit(code)})"
+        if planted:
+            more = f" and {len(planted) - 5} more" if len(planted) > 5 else ""
+            names = ", ".join(quoted_name(p) for p in planted[:5]) + more
+            status = "failed" if status == "ok" else status
+            output = (
+                f"heredoc-lsp: the command created {names}, which would run code outside the sandbox later (Git "
+                f"hooks and config, direnv, editor settings): removed, and the command failed\n{output}"
+            )
         result = StepResult(
             index=index,
             kind=kind,

@@ -257,7 +257,12 @@ def _toolchain_binds(search_path: str | None, workspace: Path | None) -> list[st
 
 
 def _bwrap_base(
-    workspace: Path, *, allow_network: bool, writable: bool = True, search_path: str | None = None
+    workspace: Path,
+    *,
+    allow_network: bool,
+    writable: bool = True,
+    search_path: str | None = None,
+    extra_binds: Sequence[str] = (),
 ) -> list[str]:
     args = _system_binds()
     args += _toolchain_binds(search_path, workspace if writable else None)
@@ -266,7 +271,7 @@ def _bwrap_base(
         args += _resolver_binds()
     if writable:
         ws = str(workspace)
-        args += ["--bind", ws, ws, *_read_only_workspace_paths(workspace), "--chdir", ws]
+        args += ["--bind", ws, ws, *_read_only_workspace_paths(workspace), *extra_binds, "--chdir", ws]
     # Everything --unshare-all does except the user namespace, which bwrap adds by itself when it is not privileged
     # (as root it only costs time: capabilities are dropped below).
     args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
@@ -281,14 +286,21 @@ def _bwrap_base(
 
 
 def bwrap_argv(
-    bwrap: str, workspace: Path, argv: Sequence[str], *, allow_network: bool, search_path: str | None = None
+    bwrap: str,
+    workspace: Path,
+    argv: Sequence[str],
+    *,
+    allow_network: bool,
+    search_path: str | None = None,
+    extra_binds: Sequence[str] = (),
 ) -> list[str]:
     """``argv`` wrapped in bubblewrap with the workspace (a real path) as the only writable place.
 
     ``search_path``: the command's ``PATH``; toolchain folders it names outside the system folders are bound
-    read-only (see :func:`_toolchain_binds`).
+    read-only (see :func:`_toolchain_binds`). ``extra_binds``: more options on top of the workspace (the protected
+    names found deeper in it and the masks of absent ones, heredoc_lsp/executor/planted.py).
     """
-    base = _bwrap_base(workspace, allow_network=allow_network, search_path=search_path)
+    base = _bwrap_base(workspace, allow_network=allow_network, search_path=search_path, extra_binds=extra_binds)
     return [bwrap, *base, "--", *argv]
 
 
@@ -566,6 +578,7 @@ def command_argv(
     *,
     allow_network: bool,
     search_path: str | None = None,
+    extra_binds: Sequence[str] = (),
 ) -> list[str]:
     """The full argv to spawn: bubblewrap (when chosen) started with the limits set, as root in a pids cgroup.
 
@@ -574,5 +587,8 @@ def command_argv(
     """
     inner = list(argv)
     if choice.mode == "bwrap" and choice.bwrap is not None:
-        inner = bwrap_argv(choice.bwrap, workspace, inner, allow_network=allow_network, search_path=search_path)
+        network = allow_network
+        inner = bwrap_argv(
+            choice.bwrap, workspace, inner, allow_network=network, search_path=search_path, extra_binds=extra_binds
+        )
     return process_limit_argv(limited_argv(inner, limits), limits)
