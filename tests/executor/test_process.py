@@ -117,6 +117,17 @@ async def test_setsid_daemon_after_normal_exit_is_found_by_its_tag(workspace: Pa
     assert processes_with(f"sleep {secs}") == []
 
 
+async def test_setsid_daemon_that_closed_its_pipes_never_outlives_a_finished_command(
+    workspace: Path, mode: str
+) -> None:
+    # Repeated: it raced the group kill (setsid before it: it survived, about one run in three).
+    for _ in range(15):
+        secs = unique_sleep()
+        r = await run_process(shell_spec(f"setsid sleep {secs} </dev/null >/dev/null 2>&1 & echo bye", workspace, mode))
+        assert (r.exit_code, r.stdout.text) == (0, "bye\n")
+        assert processes_with(f"sleep {secs}") == []
+
+
 async def test_cancel_before_start_runs_nothing(workspace: Path, mode: str) -> None:
     control = RunControl()
     control.cancel("never mind")

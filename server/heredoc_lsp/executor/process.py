@@ -393,11 +393,11 @@ async def run_process(
             killed = await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, spec.kill_grace_s)
             await streams.drain(DRAIN_AFTER_KILL_S)
         else:
-            # Whatever the command left running in its group ends with it (the pid is not reaped yet: no reuse).
-            _signal_group(pgid, signal.SIGKILL)
+            # Whatever the command left running ends with it (the pid is not reaped yet: no reuse): its group, and
+            # what left the group (setsid) found by its run tag, whether or not it still holds the pipes.
+            killed = await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, 0.0)
             if not await streams.drain(DRAIN_AFTER_EXIT_S):
-                # Something outside the group (setsid) still holds the pipes: find it by its run tag.
-                killed = await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, 0.0)
+                killed |= await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, 0.0)
                 await streams.drain(DRAIN_AFTER_KILL_S)
     finally:
         if timer is not None:
