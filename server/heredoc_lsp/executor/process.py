@@ -11,13 +11,19 @@
   guarantees that.
 - Exit is observed through a pidfd, so the child is reaped only after its group has been killed (its pid, and
   hence its group id, cannot be reused in between).
+- Before its first command, this process makes itself non-dumpable (``prctl(PR_SET_DUMPABLE, 0)``, see
+  :func:`hide_own_environment`): its ``/proc/PID/environ`` becomes root's, so a command run without bubblewrap as
+  the same ordinary user cannot read ``/proc/$PPID/environ``, the secrets withheld from it. Commands themselves are
+  dumpable again (``execve`` resets the flag).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import fcntl
+import functools
 import os
 import secrets
 import signal
@@ -301,6 +307,20 @@ class _ExitWatcher:
             self._poller.cancel()
 
 
+PR_SET_DUMPABLE = 4
+
+
+@functools.lru_cache(maxsize=1)
+def hide_own_environment() -> bool:
+    """Make this process non-dumpable (once): its ``/proc/PID`` files then belong to root, so that processes of
+    the same user (the commands it runs) cannot read its environment. False where ``prctl`` is not available."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0)
+    except (OSError, AttributeError):  # not Linux
+        return False
+
+
 async def run_process(
     spec: ProcessSpec,
     control: RunControl | None = None,
@@ -310,6 +330,7 @@ async def run_process(
     """Run ``spec`` to its end, its deadline or the run's cancellation; never leaves a process behind on a kill."""
     loop = asyncio.get_running_loop()
     start = time.monotonic()
+    hide_own_environment()
     # Both streams go through one redactor in arrival order; what it lets through is shown live and kept.
     live = StreamRedactor(spec.redactor)
     heads: dict[Stream, list[str]] = {s: [] for s in STREAMS}
