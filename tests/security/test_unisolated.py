@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-from pathlib import Path
 
 from ordinary_user import prepare
 
 SECRET = "sk-live-5c1e7a9b3d2f4e6a"
 
 
-def test_a_command_cannot_read_the_runners_environment(cli_env: dict[str, str]) -> None:
+def test_a_command_cannot_read_the_runners_environment() -> None:
     user = prepare()
     workspace = user.scratch("unisolated-environ")
     (workspace / "leak.cli").write_text(

@@ -42,7 +42,7 @@ _WALK_ENTRIES = 10**9
 def _protected(root: str) -> set[str]:
     """Relative paths (``/``-separated) of the protected names in the workspace; links are not followed."""
     found: set[str] = set()
-    walk = TreeWalk(root, "", max_depth=_WALK_DEPTH, max_entries=_WALK_ENTRIES)
+    walk = TreeWalk(root, "", max_depth=_WALK_DEPTH, max_entries=_WALK_ENTRIES, ordered=False)
     for entry, rel_dir in walk:
         lowered = entry.name.rstrip(". ").lower()
         rel = f"{rel_dir}{entry.name}"
