@@ -34,6 +34,8 @@ CLI_CASES = {
     "mixed_delimiters": f"tool task <<EOF\n---TITLE---\n{E}\n---(UUID:1234abcd)DESCRIPTION---\nd\nEOF\n",
     "content_before_delimiter": f"tool task <<EOF\n{E} text\n---TITLE---\nt\n---DESCRIPTION---\nd\nEOF\n",
     "terminator_collision": f"tool task <<EOF\n---TITLE---\n{E}\n  PARAMS_END  \n---DESCRIPTION---\nd\nEOF\n",
+    "bidi_control": f"{E} ls \u202e; rm -rf ./victim #\u202c\n",
+    "invisible_character": f"cat <<EOF\n{E} a\u200bb\nEOF\n",
 }
 INBOX_CASES = {
     "bad_attr": f"{E}\n[CREATE_FILE {E} path='x.txt']\nx\n[/CREATE_FILE]\n",
@@ -50,6 +52,8 @@ INBOX_CASES = {
     "stray_close": f"{E} prose\n  [/CREATE_FILE]\n",
     "nested_tag": f'[CREATE_FILE path="{E}.txt"]\n{E}\n[RUN_COMMAND]\n[/CREATE_FILE]\n',
     "command_after_done": f"[DONE]\n{E}\n[/DONE]\n[RUN_COMMAND]\necho\n[/RUN_COMMAND]\n",
+    "bidi_control": f"[RUN_COMMAND]\n{E} ls \u202e; rm -rf ./victim #\u202c\n[/RUN_COMMAND]\n",
+    "invisible_character": f'[CREATE_FILE path="{E}\u200b.txt"]\nx\n[/CREATE_FILE]\n',
 }
 OUTBOX_CASES = {
     "missing_section": f"=== HEADER ===\nSession: 1234abcd\nSequence: 1\nTask: {E}\n=== PROTOCOL ===\np\n",
