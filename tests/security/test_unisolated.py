@@ -15,6 +15,7 @@ SECRET = "sk-live-5c1e7a9b3d2f4e6a"
 def test_a_command_cannot_read_the_runners_environment() -> None:
     user = prepare()
     workspace = user.scratch("unisolated-environ")
+    os.chown(workspace, user.uid, user.gid)  # the user's own workspace
     (workspace / "leak.cli").write_text(
         "cat /proc/$PPID/environ > ppid.txt; cat /proc/$PPID/cmdline > cmdline.txt; echo done\n"
     )
