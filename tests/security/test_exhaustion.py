@@ -96,3 +96,14 @@ def test_a_fifo_named_by_run_start_is_refused_at_once(workspace: Path, cli_env: 
     assert proc.stdout is not None
     events = [json.loads(line) for line in proc.stdout.read().splitlines()]
     assert events[-1]["type"] == "run.failed" and "not a regular file" in events[-1]["payload"]["message"]
+
+
+def test_check_of_a_reply_editing_a_fifo_named_pyproject_does_not_hang(workspace: Path, run_cli: RunCli) -> None:
+    os.mkfifo(workspace / "pyproject.toml")
+    os.mkfifo(workspace / ".gitignore")
+    (workspace / "r.inbox").write_text(
+        '[EDIT_FILE path="pyproject.toml" start_line="1" end_line="1"]\nx\n[/EDIT_FILE]\n'
+    )
+    result = run_cli("check", ".", timeout=20)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode in (0, 1), (result.stdout, result.stderr)

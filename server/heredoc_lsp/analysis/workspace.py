@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from heredoc_lsp.fs import read_regular
 from heredoc_lsp.syntax.diagnostics import Diagnostic, error, warning
 from heredoc_lsp.syntax.paths import display_path, normalize_relative
 from heredoc_lsp.syntax.protected import (
@@ -114,8 +115,7 @@ class _Workspace:
         if rel in self.texts:
             return self.texts[rel]
         try:
-            with open(real, "rb") as f:
-                data = f.read(MAX_EDIT_BYTES + 1)  # a huge pyproject.toml is never read whole
+            data = read_regular(real, MAX_EDIT_BYTES + 1)  # never a FIFO; a huge pyproject.toml is never read whole
         except OSError:
             return None
         if len(data) > MAX_EDIT_BYTES:

@@ -45,6 +45,7 @@ from heredoc_lsp.config import (
     load_user_config,
     user_config_path,
 )
+from heredoc_lsp.fs import read_regular
 from heredoc_lsp.lsp.diagnostics import to_lsp
 from heredoc_lsp.lsp.documents import Document, uri_to_path
 from heredoc_lsp.lsp.feature import Feature
@@ -394,7 +395,7 @@ class SettingsManager(Feature):
         diagnostics: list[types.Diagnostic] = []
         if error is not None or ignored:
             try:
-                text = decode_bytes(path.read_bytes()).text
+                text = decode_bytes(read_regular(path)).text
             except OSError:
                 text = ""
             lines = split_lines(text)
