@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from heredoc_lsp.syntax.visible import visible
+
 PathCode = Literal["invalid_path", "path_outside_workspace"]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -38,13 +40,9 @@ class PathProblem:
 
 
 def display_path(path: str) -> str:
-    """``path`` with control characters shown as escapes, for messages (never for file names)."""
-    return _CONTROL.sub(lambda m: _escape_char(m.group()), path)
-
-
-def _escape_char(ch: str) -> str:
-    named = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
-    return named.get(ch, f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+    """``path`` with control and hidden characters shown as escapes (:func:`heredoc_lsp.syntax.visible.visible`),
+    for messages (never for file names)."""
+    return visible(path, one_line=True)
 
 
 def _components(path: str) -> list[str]:
