@@ -149,8 +149,8 @@ ETC_SECRETS = (
 # System folders bound read-only (a symbolic link such as /bin -> usr/bin on merged-/usr systems stays a link).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # Paths of the workspace bound read-only over the writable workspace when they exist (SPEC §6 "Protected paths";
-# the reply-side list is heredoc_lsp/syntax/protected.py). Only top-level ones: finding nested .git folders would
-# mean walking the whole workspace before every command.
+# the reply-side list is heredoc_lsp/syntax/protected.py). Top-level ones; the .git, .envrc, .vscode and .idea found
+# deeper, and the masks of absent ones, come from heredoc_lsp/executor/planted.py (one walk around each command).
 WORKSPACE_READ_ONLY = (
     "inbox",
     "outbox",
