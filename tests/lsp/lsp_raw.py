@@ -79,19 +79,36 @@ class RawPeer:
         async def wait() -> Message:
             while True:
                 message = await self.message(timeout)
-                if "method" not in message:
-                    if message.get("id") == msg_id:
-                        return message
-                    continue
-                if "id" in message:  # the server asks the client (configuration, registration, progress)
-                    items = (message.get("params") or {}).get("items")
-                    result = [None] * len(items) if isinstance(items, list) else None
-                    self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
-                elif message["method"] == "textDocument/publishDiagnostics":
-                    params = message["params"]
-                    self.published[params["uri"]] = params.get("version")
+                if "method" in message:
+                    self._handle(message)
+                elif message.get("id") == msg_id:
+                    return message
 
         return await asyncio.wait_for(wait(), timeout)
+
+    async def published_version(self, uri: str, version: int, timeout: float = TIMEOUT) -> None:
+        """Read the server's messages until the diagnostics of ``uri`` at ``version`` are published (push)."""
+        if self.writer is not None:
+            await self.writer.drain()
+
+        async def wait() -> None:
+            while self.published.get(uri) != version:
+                message = await self.message(timeout)
+                if "method" in message:
+                    self._handle(message)
+
+        await asyncio.wait_for(wait(), timeout)
+
+    def _handle(self, message: Message) -> None:
+        if "id" in message:  # the server asks the client (configuration, registration, progress)
+            if self.writer is None:
+                return
+            items = (message.get("params") or {}).get("items")
+            result = [None] * len(items) if isinstance(items, list) else None
+            self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+        elif message["method"] == "textDocument/publishDiagnostics":
+            params = message["params"]
+            self.published[params["uri"]] = params.get("version")
 
     async def call(self, msg_id: object, method: str, params: object = None) -> Message:
         """Send a request and return the server's answer to it."""

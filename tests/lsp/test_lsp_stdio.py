@@ -184,8 +184,10 @@ FRAMES = {
     "header without blank line": (lambda uri: b"Content-Length: 60\r\n", False),
     "header in lower case": (lambda uri: b"content-length: %d\r\n\r\n%s" % (len(body(uri)), body(uri)), True),
     "header with a content type": (
-        lambda uri: b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: %d\r\n\r\n%s"
-        % (len(body(uri)), body(uri)),
+        lambda uri: (
+            b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: %d\r\n\r\n%s"
+            % (len(body(uri)), body(uri))
+        ),
         True,
     ),
     "length not a number": (lambda uri: b"Content-Length: twelve\r\n\r\n{}", False),

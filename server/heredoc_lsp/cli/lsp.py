@@ -74,6 +74,5 @@ def run(args: argparse.Namespace) -> int:
     tune_gc()
     if address is not None:
         server.start_tcp(*address)
-    else:
-        server.start_io()
-    return 0
+        return 0
+    return server.start_io()

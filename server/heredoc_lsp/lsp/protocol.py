@@ -6,10 +6,10 @@ the one place that uses pygls internals (each checked against :data:`PYGLS_CHECK
 - ``JsonRPCProtocol._send_response`` and ``_result_types``: answers that are already JSON text (:class:`Prerendered`)
   are written as they are;
 - ``JsonRPCProtocol._converter``: the cattrs converter, warmed up before the first document arrives;
-- ``LanguageServer._stop_event`` and ``pygls.io_.run_async``: the stdio loop reads stdin with an asyncio pipe
-  reader (:func:`serve_stdio`);
 - ``JsonRPCProtocol._request_futures``: the future of a request in progress, which ``$/cancelRequest`` cancels
-  (:func:`request_future`: a run learns that its ``executeCommand`` was cancelled).
+  (:func:`request_future`: a run learns that its ``executeCommand`` was cancelled); pygls 2.1.1 also adds the
+  future of every notification and never removes it, so the finished ones are dropped after each message
+  (:meth:`HeredocProtocol.forget_finished`; docs/decisions.md, "Language server").
 
 - ``didOpen``/``didChange``/``didClose`` update :class:`~heredoc_lsp.lsp.documents.DocumentStore` line by line
   (pygls would rebuild and re-split the whole text per change) and then run the user handlers as pygls does. pygls'
@@ -17,6 +17,11 @@ the one place that uses pygls internals (each checked against :data:`PYGLS_CHECK
   returns the editor's text rather than the file on disk.
 - A request whose parameters do not match the LSP types gets an ``InvalidParams`` error response; pygls would only
   log it and leave the client waiting forever.
+- A request before ``initialize`` is refused with ``ServerNotInitialized`` and one after ``shutdown`` with
+  ``InvalidRequest`` (pygls answers the first and leaves the second unanswered); notifications then are dropped.
+- stdio is read and framed here (:func:`serve_stdio`, :class:`Frames`): a broken frame is skipped and the next
+  message is found again, and the server ends quietly when its input ends or its output breaks (docs/editors.md,
+  "The connection").
 """
 
 from __future__ import annotations
@@ -26,15 +31,17 @@ import contextlib
 import inspect
 import json
 import logging
+import os
+import re
+import selectors
 import sys
 import threading
-from collections.abc import Generator, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Generator, Sequence
+from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
-from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
@@ -55,7 +62,6 @@ PYGLS_INTERNALS = (
     "_send_response",
     "_result_types",
     "_converter",
-    "_stop_event",
     "_request_futures",
 )
 
@@ -114,8 +120,201 @@ class DocumentView(TextDocument):
         raise RuntimeError("open documents are changed through the heredoc-lsp document store")
 
 
+# -- framing ------------------------------------------------------------------------------------------------------
+
+# A Content-Length header at the end of a line (what comes before it on the line is junk: the rest of a cut body).
+_LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*(\d{1,15})[ \t]*\r?$", re.IGNORECASE)
+# The same header inside a body, ended by its line break: no valid JSON text holds it (a JSON string cannot hold a
+# raw line break), so the body was cut short by a Content-Length too large and the next message starts there.
+_LENGTH_IN_BODY = re.compile(rb"content-length[ \t]*:[ \t]*\d{1,15}[ \t]*\r?\n$", re.IGNORECASE)
+# The start of such a header, cut by the end of a body whose Content-Length was a few bytes too large.
+_LENGTH_START = re.compile(rb"content-length[ \t]*(?::[ \t]*\d*[ \t]*\r?)?", re.IGNORECASE)
+_WINDOW = 96  # bytes before a line break searched for a header (a header line is shorter)
+_MAX_LINE = 1 << 16  # a header line longer than this is junk: all but its last _WINDOW bytes are dropped
+
+
+class Frames:
+    """Splits the client's byte stream into message bodies (``Content-Length: N`` headers, a blank line, N bytes)
+    and finds the next message again after a broken frame, as long as the client keeps sending:
+
+    - a header is found at the end of any line, in any letter case; the last one before the blank line counts, so
+      a header without a body, or without its blank line, loses nothing but itself;
+    - a length too small leaves the body's rest before the next header, where it is skipped as junk;
+    - a length too large runs into the next message's header, which is recognised inside the body
+      (:data:`_LENGTH_IN_BODY`, or its start at the body's end): the body ends there. When nothing follows,
+      :meth:`idle` hands over a body that is already a whole JSON value.
+
+    Pure: bytes in, bodies out. The bodies returned may still be invalid (cut, not JSON, not UTF-8).
+    """
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._length: int | None = None  # the Content-Length of the headers read so far
+        self._body = False  # reading a body of self._length bytes, from the start of the buffer
+        self._scanned = 0  # how far the body was searched for a header
+        self._tried = -1  # buffer size when idle() last tried the body as a whole message
+        self.junk = 0  # bytes skipped so far (broken frames)
+
+    @property
+    def partial(self) -> bool:
+        """Whether an unfinished message (header or body) is buffered."""
+        return self._body or self._length is not None or bool(self._buf.strip())
+
+    @property
+    def in_body(self) -> bool:
+        return self._body
+
+    @property
+    def buffered(self) -> int:
+        """Bytes held (an unfinished header or body)."""
+        return len(self._buf)
+
+    def feed(self, data: bytes) -> list[bytes]:
+        """The bodies completed by ``data``."""
+        self._buf += data
+        out: list[bytes] = []
+        while self._step(out):
+            pass
+        return out
+
+    def idle(self) -> list[bytes]:
+        """Called when no more input is coming for now: an unfinished body that already is a whole JSON value
+        (its Content-Length was too large) is a message. Valid JSON is never a proper prefix of another, so a
+        slow client's body in flight is never taken for a whole one."""
+        buf = self._buf
+        if not self._body or len(buf) == self._tried:
+            return []
+        self._tried = len(buf)
+        if not buf.rstrip().endswith(b"}"):
+            return []
+        try:
+            json.loads(bytes(buf).decode("utf-8-sig"))
+        except ValueError:
+            return []
+        body = bytes(buf)
+        self._reset_header()
+        buf.clear()
+        return [body]
+
+    def _reset_header(self) -> None:
+        self._length = None
+        self._body = False
+        self._scanned = 0
+        self._tried = -1
+
+    def _step(self, out: list[bytes]) -> bool:
+        buf = self._buf
+        if self._body:
+            assert self._length is not None
+            end = min(len(buf), self._length)
+            cut = self._header_in_body(end)
+            if cut is not None:
+                out.append(bytes(buf[:cut]))
+                del buf[:cut]
+                self._reset_header()
+                return True
+            self._scanned = end
+            if len(buf) < self._length:
+                return False
+            end = self._partial_header(end)
+            out.append(bytes(buf[:end]))
+            del buf[:end]
+            self._reset_header()
+            return True
+        newline = buf.find(b"\n")
+        if newline < 0:
+            if len(buf) > _MAX_LINE:
+                self.junk += len(buf) - _WINDOW
+                del buf[:-_WINDOW]
+            return False
+        line = bytes(buf[:newline])
+        del buf[: newline + 1]
+        if not line.strip(b" \t\r"):
+            if self._length is not None:
+                self._body = True
+                self._scanned = 0
+            return True
+        match = _LENGTH.search(line, max(0, len(line) - _WINDOW))
+        if match is not None:
+            self.junk += match.start()
+            self._length = int(match.group(1))
+        elif b":" not in line:
+            self.junk += len(line) + 1  # not a header ("Name: value"): junk
+        return True
+
+    def _partial_header(self, end: int) -> int:
+        """Where the body of ``end`` bytes really ends: a message is a JSON object, so a body that does not end
+        with ``}`` but with the start of a header (``Content-Le``) ends before that header."""
+        buf = self._buf
+        tail = bytes(buf[max(0, end - _WINDOW) : end])
+        if tail.rstrip().endswith(b"}"):
+            return end
+        for at in range(len(tail)):
+            rest = tail[at:]
+            if rest[:1] in (b"c", b"C") and (
+                b"content-length".startswith(rest.lower()) or _LENGTH_START.fullmatch(rest) is not None
+            ):
+                return end - len(rest)
+        return end
+
+    def _header_in_body(self, end: int) -> int | None:
+        """Where a header starts in the body's bytes before ``end`` (searched once per line break)."""
+        buf = self._buf
+        newline = buf.find(b"\n", self._scanned, end)
+        while newline >= 0:
+            start = max(0, newline + 1 - _WINDOW)
+            match = _LENGTH_IN_BODY.search(bytes(buf[start : newline + 1]))
+            if match is not None:
+                return start + match.start()
+            newline = buf.find(b"\n", newline + 1, end)
+        return None
+
+
+class StdioWriter:
+    """The server's output stream: whole messages, one writer at a time. When the client's end is gone (a broken
+    pipe, a closed terminal) the error ends the connection (``lost``) instead of reaching pygls, which would log a
+    traceback per message; later writes are dropped."""
+
+    def __init__(self, stream: IO[bytes], lost: Callable[[], None]) -> None:
+        self._stream = stream
+        self._lost = lost
+        self._lock = threading.Lock()
+        self.broken = False
+
+    def write(self, data: bytes) -> None:
+        with self._lock:
+            if self.broken:
+                return
+            try:
+                self._stream.write(data)
+                self._stream.flush()
+            except (OSError, ValueError) as exc:
+                self.broken = True
+                log.info("the client's end of the output is gone (%s): ending", exc)
+                self._silence()
+                self._lost()
+
+    def close(self) -> None:
+        with self._lock, contextlib.suppress(OSError, ValueError):
+            self._stream.close()
+
+    def _silence(self) -> None:
+        # What is still buffered is flushed again at interpreter exit and would fail again ("Exception ignored ...
+        # BrokenPipeError"): the descriptor now writes to /dev/null, as the Python docs advise for SIGPIPE.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+
+
 class HeredocProtocol(LanguageServerProtocol):
     _server: HeredocLanguageServer
+
+    def __init__(self, server: Any, converter: Converter) -> None:
+        super().__init__(server, converter)
+        self.initialize_seen = False  # requests before initialize are refused
+        self.shutdown_seen = False  # requests after shutdown are refused
+        self._sweep_at = 64  # size of pygls' request futures that starts a sweep of the finished ones
 
     # -- text synchronisation ----------------------------------------------------------------------------------
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
@@ -208,7 +407,125 @@ class HeredocProtocol(LanguageServerProtocol):
         if not hasattr(message, "jsonrpc"):
             log.warning("ignoring a message that is not JSON-RPC 2.0: %.200r", message)
             return
-        super().handle_message(message)
+        method = getattr(message, "method", None)
+        if isinstance(method, str) and method != types.EXIT:
+            if self.shutdown_seen or (not self.initialize_seen and method != types.INITIALIZE):
+                self._refuse(message, method)
+                return
+            if method == types.INITIALIZE:
+                self.initialize_seen = True
+            elif method == types.SHUTDOWN:
+                self.shutdown_seen = True
+        try:
+            super().handle_message(message)
+        finally:
+            self.forget_finished()
+
+    def _refuse(self, message: Any, method: str) -> None:
+        """A message the lifecycle does not allow now: a request gets the LSP error, a notification is dropped."""
+        if self.shutdown_seen:
+            code, text = types.ErrorCodes.InvalidRequest, f"{method}: the server is shutting down"
+        else:
+            code, text = types.ErrorCodes.ServerNotInitialized, f"{method}: the server is not initialized yet"
+        if hasattr(message, "id"):
+            log.info("refusing request %r: %s", message.id, text)
+            self._send_response(message.id, error=types.ResponseError(code=code, message=text))
+        else:
+            log.debug("dropping notification %s: %s", method, text)
+
+    def forget_finished(self) -> None:
+        """Drop finished futures from pygls' ``_request_futures``: pygls 2.1.1 adds one for every notification
+        handled by a generator, a coroutine or a thread (every didOpen, didChange and didClose) and removes only
+        those of requests, a ``concurrent.futures.Future`` (~1.9 kB) retained per keystroke. A finished future
+        there serves nothing: cancelling it is a no-op and a late answer to it is ignored.
+
+        The newest entries are checked after every message (the notification just handled); all of them once the
+        dict doubled since the last sweep, for the notifications that finish later."""
+        futures = self._request_futures
+        with contextlib.suppress(KeyError, StopIteration, RuntimeError):  # emptied or changed by another thread
+            while futures:
+                key = next(reversed(futures))
+                if not futures[key].done():
+                    break
+                del futures[key]
+        if len(futures) > self._sweep_at:
+            for key, future in list(futures.items()):
+                if future.done():
+                    futures.pop(key, None)
+            self._sweep_at = 2 * len(futures) + 64
+
+    # -- stdio ------------------------------------------------------------------------------------------------
+    async def read_frames(self, reader: asyncio.StreamReader) -> None:
+        """Handle the messages of ``reader`` until it ends (end of file, a read error, or the output lost)."""
+        frames = Frames()
+        junk = 0
+        while True:
+            try:
+                if frames.in_body:
+                    try:
+                        data = await asyncio.wait_for(reader.read(_CHUNK), _IDLE)
+                    except asyncio.TimeoutError:
+                        for body in frames.idle():
+                            log.warning("a message's Content-Length is larger than the message")
+                            self.handle_frame(body)
+                        data = await reader.read(_CHUNK)
+                else:
+                    data = await reader.read(_CHUNK)
+            except OSError as exc:  # a terminal that went away (EIO), a reset socket
+                log.info("the client's input failed (%s): ending", exc)
+                return
+            if not data:
+                if frames.partial:
+                    log.info("the input ended in the middle of a message")
+                return
+            for body in frames.feed(data):
+                self.handle_frame(body)
+            if frames.junk != junk:
+                log.warning("skipped %d bytes of broken message framing", frames.junk - junk)
+                junk = frames.junk
+
+    def handle_frame(self, body: bytes) -> None:
+        """Decode and handle one message body; one that is not UTF-8 JSON is reported and skipped."""
+        try:
+            text = body.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            self._refuse_undecodable(body, exc)
+            return
+        try:
+            message = json.loads(text, object_hook=self.structure_message)
+        except ValueError as exc:
+            log.warning("ignoring a message that is not JSON (%s): %.200r", exc, text)
+            return
+        except Exception as exc:  # a response pygls cannot structure, JSON nested too deep
+            log.warning("ignoring a message that cannot be read (%s): %.200r", exc, text)
+            return
+        try:
+            self.handle_message(message)
+        except Exception as exc:
+            log.exception("unable to handle a message")
+            self._server.report_server_error(exc, JsonRpcException)
+
+    def _refuse_undecodable(self, body: bytes, exc: UnicodeDecodeError) -> None:
+        """A body that is not UTF-8: a request whose id can still be read gets a parse error."""
+        log.warning("ignoring a message that is not UTF-8 (%s)", exc)
+        try:
+            message = json.loads(body.decode("utf-8", "replace"))
+        except ValueError:
+            return
+        if isinstance(message, dict) and "method" in message and isinstance(message.get("id"), (int, str)):
+            error = types.ResponseError(code=types.ErrorCodes.ParseError, message=f"the message is not UTF-8: {exc}")
+            self._send_response(message["id"], error=error)
+
+    def connection_ended(self) -> None:
+        """The client is gone without a shutdown request: shut down as on one (runs end, watchers stop)."""
+        if self.shutdown_seen:
+            return
+        self.shutdown_seen = True
+        if (handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            try:
+                handler(None)
+            except Exception:
+                log.exception("error in the shutdown handler")
 
 
 def converter_of(protocol: LanguageServerProtocol) -> Converter:
@@ -224,39 +541,100 @@ def request_future(protocol: LanguageServerProtocol, msg_id: Any) -> Any:
     return futures.get(msg_id) if isinstance(futures, dict) and msg_id is not None else None
 
 
-def serve_stdio(server: LanguageServer, stdin: Any = None, stdout: Any = None) -> None:
-    """Serve ``server`` over stdio, reading stdin with an asyncio pipe transport.
+def serve_stdio(server: LanguageServer, stdin: Any = None, stdout: Any = None) -> int:
+    """Serve ``server`` over stdio until its input ends or its output breaks; the process's exit code.
 
-    pygls reads stdin through its thread pool, several thread hops per message (a third of the per-keystroke cost
-    on small files); an event-loop pipe reader has none. When stdin is no pipe, socket or terminal (a regular
-    file), pygls' own reader is used.
+    A pipe, socket or terminal is read by the event loop (pygls would read through its thread pool, several thread
+    hops per message: a third of the per-keystroke cost on small files); anything the loop cannot poll (a regular
+    file, ``/dev/null``) by a thread of its own. Either way the end of the input ends the server, quietly: exit code
+    0, or the code of an ``exit`` notification (1 without ``shutdown`` first).
     """
+    protocol = server.protocol
+    assert isinstance(protocol, HeredocProtocol)
     source = stdin or sys.stdin.buffer
-    stop = server._stop_event = threading.Event()
-    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
-    report = getattr(server, "report_server_error", None)
+    sink = stdout or sys.stdout.buffer
 
     async def serve() -> None:
         loop = asyncio.get_running_loop()
         # A high limit: the transport pauses reading above twice this much buffered (big didOpen bodies).
         reader = asyncio.StreamReader(limit=1 << 26)
-        try:
-            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
-            piped = True
-        except ValueError:
-            piped = False
-        if piped:
-            await run_async(stop, reader, server.protocol, log, report)
-            return
-        log.info("stdin is not a pipe: reading it through the thread pool")
-        fallback = StdinAsyncReader(source, server.thread_pool)
-        await run_async(stop, fallback, server.protocol, log, report)
+        stop_input = await _open_input(loop, reader, source)
 
+        def lost() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the server has ended already
+                loop.call_soon_threadsafe(stop_input)
+
+        protocol.set_writer(StdioWriter(sink, lost))
+        try:
+            await protocol.read_frames(reader)
+        finally:
+            stop_input()
+            protocol.connection_ended()
+
+    code = 0
     try:
         asyncio.run(serve())
-    except BrokenPipeError:
-        log.error("the connection to the client is lost; shutting down")
-    except (KeyboardInterrupt, SystemExit):
+    except SystemExit as exc:  # the exit notification
+        code = exc.code if isinstance(exc.code, int) else 0
+    except KeyboardInterrupt:
         pass
     finally:
         server.shutdown()  # type: ignore[no-untyped-call]
+    return code
+
+
+_CHUNK = 1 << 20  # bytes read at a time
+_IDLE = 0.1  # seconds without input after which an unfinished body is tried as a whole message (Frames.idle)
+
+
+def _pollable(source: Any) -> bool:
+    """Whether the event loop can wait on ``source`` (epoll refuses regular files and /dev/null)."""
+    try:
+        fd = source.fileno()
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+    except (OSError, ValueError, AttributeError):
+        return False
+    return True
+
+
+async def _open_input(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader, source: Any) -> Callable[[], None]:
+    """Feed ``reader`` from ``source``; returns what ends the input early (the output was lost)."""
+    if _pollable(source):
+        try:
+            transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
+        except ValueError:
+            pass
+        else:
+            return transport.close
+    log.info("stdin cannot be polled: reading it in a thread")
+    stopped = threading.Event()
+
+    def deliver(data: bytes) -> None:
+        if stopped.is_set():
+            return
+        if data:
+            reader.feed_data(data)
+        else:
+            stop()
+
+    def stop() -> None:
+        if not stopped.is_set():
+            stopped.set()
+            reader.feed_eof()
+
+    def pump() -> None:
+        read = getattr(source, "read1", source.read)
+        data = b"-"
+        while data and not stopped.is_set():
+            try:
+                data = read(_CHUNK)
+            except (OSError, ValueError):
+                data = b""
+            try:
+                loop.call_soon_threadsafe(deliver, data)
+            except RuntimeError:  # the loop is closed
+                return
+
+    threading.Thread(target=pump, name="heredoc-lsp stdin", daemon=True).start()
+    return stop

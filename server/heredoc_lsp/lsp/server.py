@@ -155,9 +155,9 @@ class HeredocLanguageServer(LanguageServer):
             log.debug("could not send window/logMessage", exc_info=True)
 
     # -- transport -------------------------------------------------------------------------------------------
-    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
-        """Serve over stdio (:func:`heredoc_lsp.lsp.protocol.serve_stdio`)."""
-        serve_stdio(self, stdin, stdout)
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> int:
+        """Serve over stdio (:func:`heredoc_lsp.lsp.protocol.serve_stdio`) until the client is gone; the exit code."""
+        return serve_stdio(self, stdin, stdout)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # pygls' default pops up "Error in server" for every failed notification; log instead.

@@ -460,6 +460,12 @@ class SettingsManager(Feature):
             except Exception:
                 log.exception("config poll failed")
 
+    def closed(self, uri: str) -> None:
+        # What is kept per document path is kept while it is open only.
+        path = uri_to_path(uri)
+        self._by_document.pop(path, None)
+        self._roots.pop(path, None)
+
     def shutdown(self) -> None:
         if self._poll_task is not None:
             self._poll_task.cancel()

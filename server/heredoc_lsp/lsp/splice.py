@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable
@@ -187,7 +188,9 @@ class Building:
     whole)."""
 
     def __init__(self) -> None:
-        self._locks: dict[str, asyncio.Lock] = {}
+        # Weak: a lock lives while a request holds or waits for it, so a request that runs after its document was
+        # closed (didClose handled first) leaves nothing behind.
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     def __call__(self, uri: str) -> asyncio.Lock:
         lock = self._locks.get(uri)
