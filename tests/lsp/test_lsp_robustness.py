@@ -1,5 +1,6 @@
 """Bad input and hard conditions: malformed parameters, unknown URIs, positions past the end, a 50 MB document,
-2 000 changes back to back, and a client that disconnects in the middle of a request."""
+2 000 changes back to back, and the TCP transport (a client that disconnects in the middle of a request, and
+broken framing: test_lsp_stdio.py)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ import uuid
 from pathlib import Path
 
 import pytest
-from lsp_harness import PROFILES, SERVER_COMMAND, RecordingClient, apply_text_edits, capabilities_for, units
+from lsp_harness import PROFILES, SERVER_COMMAND, RecordingClient, apply_text_edits, units
+from lsp_raw import RawPeer, notification
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pygls.protocol import default_converter
 
 from heredoc_lsp.analysis.core import analyze
 from heredoc_lsp.config import load_config
@@ -164,68 +165,6 @@ async def test_two_thousand_changes_back_to_back(client: RecordingClient) -> Non
         assert versions == sorted(versions) and versions[-1] == client.versions[uri]
 
 
-def _message(payload: dict[str, object]) -> bytes:
-    body = json.dumps(payload).encode()
-    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
-
-
-@pytest.mark.parametrize("profile", list(PROFILES))
-async def test_client_disconnects_mid_request(tmp_path: Path, profile: str) -> None:
-    proc = await asyncio.create_subprocess_exec(
-        *SERVER_COMMAND,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    caps = default_converter().unstructure(capabilities_for(profile))
-    uri = (tmp_path / "big.cli").as_uri()
-    text = "cat <<EOF\nx\nEOF\n" * 100_000 + "tail <<END\n"
-    proc.stdin.write(
-        _message(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": caps},
-            }
-        )
-    )
-    proc.stdin.write(_message({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
-    proc.stdin.write(
-        _message(
-            {
-                "jsonrpc": "2.0",
-                "method": "textDocument/didOpen",
-                "params": {"textDocument": {"uri": uri, "languageId": "cli-script", "version": 1, "text": text}},
-            }
-        )
-    )
-    proc.stdin.write(
-        _message(
-            {
-                "jsonrpc": "2.0",
-                "id": 2,
-                "method": "textDocument/codeAction",
-                "params": {
-                    "textDocument": {"uri": uri},
-                    "range": {"start": {"line": 300000, "character": 0}, "end": {"line": 300000, "character": 0}},
-                    "context": {"diagnostics": []},
-                },
-            }
-        )
-    )
-    await proc.stdin.drain()
-    proc.stdin.close()  # gone, without shutdown or exit, while the server is still busy
-    stdout = asyncio.ensure_future(proc.stdout.read())
-    stderr = asyncio.ensure_future(proc.stderr.read())
-    code = await asyncio.wait_for(proc.wait(), 60)
-    err = (await stderr).decode(errors="replace")
-    await stdout
-    assert code in (0, 1), err
-    assert "Traceback" not in err, err
-
-
 async def test_server_exits_after_shutdown_and_exit_on_its_own() -> None:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -240,17 +179,6 @@ async def test_server_exits_after_shutdown_and_exit_on_its_own() -> None:
     _, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 2
     assert b"--tcp expects HOST:PORT" in err and b"Traceback" not in err
-
-
-async def _read_message(reader: asyncio.StreamReader) -> dict[str, object]:
-    length = 0
-    while True:
-        header = await reader.readline()
-        if header in (b"\r\n", b""):
-            break
-        if header.lower().startswith(b"content-length:"):
-            length = int(header.split(b":")[1])
-    return json.loads(await reader.readexactly(length))  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("profile", list(PROFILES))
@@ -272,54 +200,21 @@ async def test_tcp_transport(tmp_path: Path, profile: str) -> None:
                 await asyncio.sleep(0.05)
         else:
             raise AssertionError("the server never listened")
-        caps = default_converter().unstructure(capabilities_for(profile))
-        writer.write(
-            _message(
-                {
-                    "jsonrpc": "2.0",
-                    "id": 1,
-                    "method": "initialize",
-                    "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": caps},
-                }
-            )
-        )
-        answer = await asyncio.wait_for(_read_message(reader), 30)
-        assert answer["id"] == 1 and "capabilities" in answer["result"]  # type: ignore[operator]
-        writer.write(_message({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        peer = RawPeer(reader, writer)
+        answer = await peer.initialize(tmp_path, profile)
+        assert "capabilities" in answer["result"]
         uri = (tmp_path / "t.cli").as_uri()
-        writer.write(
-            _message(
-                {
-                    "jsonrpc": "2.0",
-                    "method": "textDocument/didOpen",
-                    "params": {
-                        "textDocument": {"uri": uri, "languageId": "cli-script", "version": 1, "text": "x <<EOF\n"}
-                    },
-                }
-            )
+        item = {"uri": uri, "languageId": "cli-script", "version": 1, "text": "x <<EOF\n"}
+        peer.send(notification("textDocument/didOpen", {"textDocument": item}))
+        zero = {"line": 0, "character": 0}
+        actions = await peer.call(
+            2,
+            "textDocument/codeAction",
+            {"textDocument": {"uri": uri}, "range": {"start": zero, "end": zero}, "context": {"diagnostics": []}},
         )
-        writer.write(
-            _message(
-                {
-                    "jsonrpc": "2.0",
-                    "id": 2,
-                    "method": "textDocument/codeAction",
-                    "params": {
-                        "textDocument": {"uri": uri},
-                        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
-                        "context": {"diagnostics": []},
-                    },
-                }
-            )
-        )
-        while True:
-            message = await asyncio.wait_for(_read_message(reader), 30)
-            if message.get("id") == 2:
-                titles = [a["title"] for a in message["result"]]  # type: ignore[union-attr]
-                assert "Close the heredoc with a line 'EOF'" in titles
-                break
-        writer.write(_message({"jsonrpc": "2.0", "id": 3, "method": "shutdown", "params": None}))
-        writer.write(_message({"jsonrpc": "2.0", "method": "exit", "params": None}))
+        assert "Close the heredoc with a line 'EOF'" in [a["title"] for a in actions["result"]]
+        assert (await peer.call(3, "shutdown"))["result"] is None
+        peer.send(notification("exit"))
         await writer.drain()
         assert await asyncio.wait_for(proc.wait(), 30) == 0
     finally:
