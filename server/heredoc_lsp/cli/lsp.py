@@ -6,6 +6,7 @@ import argparse
 import gc
 import logging
 import os
+import stat
 import sys
 from typing import Any
 
@@ -49,6 +50,18 @@ def tune_gc() -> None:
     gc.set_threshold(20_000, 20, 20)
 
 
+def input_is_empty() -> bool:
+    """Whether stdin can never hold a message: ``/dev/null`` or an empty regular file. The server would load
+    (half a second) only to read the end of its input and end."""
+    try:
+        info = os.fstat(sys.stdin.fileno())
+        if stat.S_ISREG(info.st_mode):
+            return info.st_size == 0
+        return stat.S_ISCHR(info.st_mode) and info.st_rdev == os.stat(os.devnull).st_rdev
+    except (OSError, ValueError, AttributeError):  # no stdin at all, or not a file
+        return False
+
+
 def run(args: argparse.Namespace) -> int:
     address = None
     if args.tcp is not None:
@@ -64,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
     # pygls logs every message body at INFO: keep it quiet unless debugging.
     if args.log_level != "debug":
         logging.getLogger("pygls").setLevel(logging.WARNING)
+    if address is None and input_is_empty():
+        logging.getLogger("heredoc_lsp").info("stdin is empty: nothing to serve")
+        return 0
 
     # The server loads pygls and every feature (0.5 s): not on the path of `--help` and the other subcommands,
     # which import this module to build the argument parser (`heredoc-lsp --help`: 0.07 s instead of 0.61 s).
