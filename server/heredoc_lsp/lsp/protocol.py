@@ -127,6 +127,8 @@ _LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*(\d{1,15})[ \t]*\r?$", re.IGN
 # The same header inside a body, ended by its line break: no valid JSON text holds it (a JSON string cannot hold a
 # raw line break), so the body was cut short by a Content-Length too large and the next message starts there.
 _LENGTH_IN_BODY = re.compile(rb"content-length[ \t]*:[ \t]*\d{1,15}[ \t]*\r?\n$", re.IGNORECASE)
+# The header as clients write it, with its blank line: read without splitting lines.
+_PLAIN_HEADER = re.compile(rb"Content-Length: (\d{1,15})\r\n\r\n")
 # The start of such a header, cut by the end of a body whose Content-Length was a few bytes too large.
 _LENGTH_START = re.compile(rb"content-length[ \t]*(?::[ \t]*\d*[ \t]*\r?)?", re.IGNORECASE)
 _WINDOW = 96  # bytes before a line break searched for a header (a header line is shorter)
@@ -205,21 +207,29 @@ class Frames:
     def _step(self, out: list[bytes]) -> bool:
         buf = self._buf
         if self._body:
-            assert self._length is not None
-            end = min(len(buf), self._length)
-            cut = self._header_in_body(end)
-            if cut is not None:
-                out.append(bytes(buf[:cut]))
-                del buf[:cut]
-                self._reset_header()
-                return True
-            self._scanned = end
-            if len(buf) < self._length:
+            length = self._length
+            assert length is not None
+            end = min(len(buf), length)
+            if end > self._scanned:
+                cut = self._header_in_body(end)
+                if cut is not None:
+                    out.append(_head(buf, cut))
+                    del buf[:cut]
+                    self._reset_header()
+                    return True
+                self._scanned = end
+            if len(buf) < length:
                 return False
-            end = self._partial_header(end)
-            out.append(bytes(buf[:end]))
+            if end and buf[end - 1] != 0x7D:  # not "}": maybe the start of the next header
+                end = self._partial_header(end)
+            out.append(_head(buf, end))
             del buf[:end]
             self._reset_header()
+            return True
+        if self._length is None and (plain := _PLAIN_HEADER.match(buf)) is not None:  # what every client sends
+            self._length = int(plain.group(1))
+            del buf[: plain.end()]
+            self._body = True
             return True
         newline = buf.find(b"\n")
         if newline < 0:
@@ -268,6 +278,12 @@ class Frames:
                 return start + match.start()
             newline = buf.find(b"\n", newline + 1, end)
         return None
+
+
+def _head(buf: bytearray, end: int) -> bytes:
+    """The first ``end`` bytes of ``buf``, copied once (a 50 MB body is not sliced twice)."""
+    with memoryview(buf) as view:
+        return bytes(view[:end])
 
 
 class StdioWriter:
