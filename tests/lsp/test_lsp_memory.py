@@ -98,7 +98,7 @@ async def test_memory_is_flat_over_edits_and_open_close(tmp_path: Path) -> None:
                     peer.send(change(uri, version, (k * 3 + 1) % 150, "xyz"[k % 3]))
                     if k % 200 == 199:
                         await peer.writer.drain()  # type: ignore[union-attr]
-                await peer.published_version(uri, version)
+                await peer.published_version(uri, version, timeout=120)  # thousands of edits on a loaded machine
 
             cycle = 0
 
