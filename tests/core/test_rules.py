@@ -12,7 +12,7 @@ from heredoc_lsp.syntax.paths import PathCode
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "server" / "heredoc_lsp"
 # Codes being added by work that lands separately; their entries are in the registry already.
-PENDING = {"no_effect", "line_continuation", "protected_path", "ignored_setting", "file_too_large", "shell_syntax"}
+PENDING = {"no_effect", "line_continuation", "protected_path", "ignored_setting", "file_too_large"}
 # Diagnostic constructors: the argument position of the code (syntax.diagnostics helpers, Diagnostic itself).
 CONSTRUCTORS = {"error": 1, "warning": 1, "information": 1, "hint": 1, "Diagnostic": 2}
 

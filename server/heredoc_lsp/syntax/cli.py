@@ -44,6 +44,7 @@ from heredoc_lsp.syntax.lazy_re import lazy_compile
 from heredoc_lsp.syntax.params import ParamsBody, is_delimiter_line, parse_params
 from heredoc_lsp.syntax.records import field, record, record_fields
 from heredoc_lsp.syntax.schema import CommandSchema, is_only_assignments, lookup_schema
+from heredoc_lsp.syntax.shell import incomplete
 from heredoc_lsp.syntax.text import BLANK_CHARS, LineEdit
 from heredoc_lsp.syntax.visible import hidden_diagnostics
 
@@ -1026,6 +1027,27 @@ class _Scanner:
                         data={"construct": construct},
                     )
                 )
+                return  # (dash may also reject the line: the bashism says why and what to write)
+        reason = incomplete(command, dialect="sh" if self.shell == "sh" else "bash")
+        if reason is None:
+            return
+        reason = reason.removesuffix(" (opened on line 1)")  # (the command is one line)
+        shell = "/bin/sh (dash)" if self.shell == "sh" else "bash"
+        hint = (
+            "give the heredoc to the command itself (\"git commit -F - <<'EOF'\") or finish the command on this line"
+            if command is not t
+            else "finish the command on this line, or feed a multi-line script to a shell through a heredoc "
+            "(\"sh <<'EOF'\")"
+        )
+        self.diagnostics.append(
+            warning(
+                Span(i, col, i, col + len(t)),
+                "shell_syntax",
+                f"'{_shown(command)}' is not complete shell on its own for {shell}: {reason}. Every line runs in a "
+                f"shell of its own, so nothing it opens can be closed on a later line; {hint}",
+                data={"reason": reason, "shell": self.shell},
+            )
+        )
 
     def _opener_lints(self, row: _Row, t: str) -> None:
         """``orphan_option``, ``background_stdin``, ``bashism`` and ``shell_syntax`` of a heredoc command line."""
