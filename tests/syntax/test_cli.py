@@ -69,7 +69,6 @@ CLEAN = [
     ("tab_before_operator", "cat\t<<EOF\nx\nEOF", [(0, "cat", "x\n")]),
     ("marker_digits_underscore", "cat <<END_2\nx\nEND_2", [(0, "cat", "x\n")]),
     ("numeric_marker", "cat <<123\nx\n123", [(0, "cat", "x\n")]),
-
     ("plain_without_later_marker", "cmd<<EOF\necho", [(0, "cmd<<EOF", ""), (1, "echo", "")]),
     ("operator_inside_command_text", "echo a<<b <<EOF\nx\nEOF", [(0, "echo a<<b", "x\n")]),
     ("two_heredocs_in_sequence", "a <<X\n1\nX\nb <<Y\n2\nY", [(0, "a", "1\n"), (3, "b", "2\n")]),
