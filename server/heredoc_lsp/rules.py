@@ -152,7 +152,7 @@ _RULES: tuple[Rule, ...] = (
         "The default runner is `/bin/sh` (dash on Debian and Ubuntu), which rejects `[[` and here-strings (`<<<`) "
         "and reads `cmd &> file` as `cmd &` followed by `> file`. Write it the POSIX way (`> file 2>&1`, `[ ... ]`, "
         '`printf \'%s\\n\' word | cmd`) or run the script with bash: `script.runner = ["bash", "-c", '
-        '"{command}"]`.',
+        '"{command}"]` in your own config (a workspace file may not change the runner).',
         "cat <<EOF &> all.log\nx\nEOF",
         "",
     ),

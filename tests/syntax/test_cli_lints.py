@@ -132,7 +132,8 @@ def test_bashism_under_sh(text: str, construct: str, span: tuple[int, int, int, 
     assert (d.code, d.span, d.data) == ("bashism", Span(*span), {"construct": construct})
     assert d.message.startswith(f"'{construct}' is bash-only syntax and the runner is /bin/sh: ")
     assert d.message.endswith(
-        'or run the script with bash: script.runner = ["bash", "-c", "{command}"] in heredoc-lsp.toml'
+        'or run the script with bash: script.runner = ["bash", "-c", "{command}"] in your own config '
+        "($XDG_CONFIG_HOME/heredoc-lsp/config.toml) or your editor's user settings"
     )
     assert parse(text, shell="bash").diagnostics == ()
     assert parse(text, shell=None).diagnostics == ()

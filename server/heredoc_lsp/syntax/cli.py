@@ -1023,7 +1023,8 @@ class _Scanner:
                         "bashism",
                         f"'{construct}' is bash-only syntax and the runner is /bin/sh: "
                         f"{_BASHISM_INSTEAD[construct]}; or run the script with bash: "
-                        f"script.runner = {BASH_RUNNER} in heredoc-lsp.toml",
+                        f"script.runner = {BASH_RUNNER} in your own config ($XDG_CONFIG_HOME/heredoc-lsp/config.toml) "
+                        "or your editor's user settings",
                         data={"construct": construct},
                     )
                 )
