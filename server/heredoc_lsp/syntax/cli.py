@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, information, warning
@@ -554,12 +554,24 @@ def parse_cli(
 
 
 def _joined_openers(
-    old: Mapping[str, tuple[int, ...]], before: int, middle: Mapping[str, tuple[int, ...]], after: int, delta: int
+    old: Mapping[str, tuple[int, ...]],
+    before: int,
+    middle: Mapping[str, tuple[int, ...]],
+    after: int,
+    delta: int,
+    touched: Iterable[str] | None = None,
 ) -> dict[str, tuple[int, ...]]:
     """The openers index of a spliced parse: ``old``'s lines before ``before``, ``middle`` (the new scan's), and
-    ``old``'s lines from ``after`` on, moved by ``delta``."""
-    out: dict[str, tuple[int, ...]] = {}
-    for marker in old.keys() | middle.keys():
+    ``old``'s lines from ``after`` on, moved by ``delta``. ``touched``: the only markers with old lines in
+    ``[before, after)`` or new ones in ``middle`` (default: look at every marker); when nothing moved, the other
+    markers keep their entries as they are."""
+    if touched is None or delta:
+        markers: Iterable[str] = old.keys() | middle.keys()
+        out: dict[str, tuple[int, ...]] = {}
+    else:
+        markers = touched
+        out = dict(old)
+    for marker in markers:
         at = old.get(marker, ())
         lo = bisect_left(at, before)
         hi = bisect_left(at, after, lo)
@@ -569,17 +581,17 @@ def _joined_openers(
         joined = at[:lo] + middle.get(marker, ()) + tail
         if joined:
             out[marker] = joined
+        else:
+            out.pop(marker, None)
     return out
 
 
-def _last_closed(script: CliScript, first: int, stop: int) -> dict[str, tuple[int, int]]:
-    """Per marker, (opener line, terminator line) of the last closed heredoc opened on lines ``[first, stop)``."""
+def _last_closed(rows: Iterable[_RowT]) -> dict[str, tuple[int, int]]:
+    """Per marker, (opener line, terminator line) of the last closed heredoc among ``rows``."""
     out: dict[str, tuple[int, int]] = {}
-    for marker, at in script._openers.items():
-        k = bisect_left(at, stop) - 1
-        if k >= 0 and at[k] >= first:
-            row = script._row_at(at[k])
-            out[marker] = (row.line, row.terminator)
+    for row in rows:
+        if isinstance(row, _Row) and row.terminator >= 0:
+            out[row.marker] = (row.line, row.terminator)
     return out
 
 
@@ -1466,8 +1478,8 @@ def reparse(
     if suffix_bare:
         # A blank-free command line after the window is an `early_close` when a heredoc with its marker was closed
         # before it: when the window's last closed heredoc of a marker changed, such lines must be looked at again.
-        before = _last_closed(old, resume, meet_old)
-        after = _last_closed(scan, resume, meet)
+        before = _last_closed(old_rows[bisect_left(old_starts, resume) : k])
+        after = _last_closed(scan._rows)
         if delta:
             # (a marker whose heredoc moved or went away had `early_close` lines after it: they fall back below)
             changed = after.keys() - before.keys()
@@ -1492,7 +1504,14 @@ def reparse(
         _rows=(*old_rows[:k_prefix], *scan._rows, *suffix_rows),
         _lookahead=tuple(x for x in old._lookahead if x < resume) + scan._lookahead + suffix_lookahead,
         _schemas=schemas,
-        _openers=_joined_openers(old._openers, resume, scan._openers, meet_old, delta),
+        _openers=_joined_openers(
+            old._openers,
+            resume,
+            scan._openers,
+            meet_old,
+            delta,
+            {r.marker for r in old_rows[k_prefix:k] if isinstance(r, _Row)} | scan._openers.keys(),
+        ),
         _bare=old._bare[: bisect_left(old._bare, resume)] + scan._bare + tuple(suffix_bare),
     )
     script._cache["starts"] = old_starts[:k_prefix] + scan._starts() + suffix_starts
