@@ -13,7 +13,7 @@ the whole incremental update (restart, then splice the untouched prefix of the p
 
 Choices where SPEC §2 is silent:
 
-- ``cmd <<<word`` is a here-string, i.e. a plain command, without diagnostic.
+- ``cmd <<<word`` is a here-string, i.e. a plain command (a ``bashism`` under the ``sh`` dialect).
 - ``invalid_marker`` (``cmd <<ÉOF``, ``cmd << 'A B'``, ``cmd <<`` with no word) consumes a body only up to a later
   line trimmed to the word (quotes removed); without such a line nothing is consumed, because swallowing the rest
   of the file would hide every later command.
@@ -27,6 +27,12 @@ Choices where SPEC §2 is silent:
   (:data:`NO_EFFECT_COMMANDS`, or assignments alone) and holds no ``; & | < >``, backquote or ``$(``;
   ``line_continuation`` for a plain command (or opener tail) ending in an odd number of ``\\`` outside a ``#``
   comment.
+- Mistakes that would run something nobody meant (docs/checking.md, warnings): ``early_close`` on a plain command
+  line that trims to the marker of a closed heredoc before it (the latest one: the scanner keeps the closed
+  heredocs per marker, and an incremental scan asks the previous parse about those before its start line);
+  ``orphan_option``; and, for the runner's shell (``shell``: ``"sh"`` as dash, ``"bash"``, None for none),
+  ``bashism`` (``sh`` only), ``background_stdin`` and ``shell_syntax`` (``syntax/shell.py`` decides, after a
+  cheap filter and a fast accept have cleared the common lines).
 - An erroneous heredoc that is also unclosed gets both diagnostics; structured bodies are checked only for
   runnable commands. With configured commands, a command matching none has plain stdin (no auto-detection).
 - Messages quote at most 60 characters of user text.
@@ -88,9 +94,10 @@ _RESERVED = r"(?:if|then|else|elif|fi|for|while|until|do|done|case|esac|in|selec
 # `bashism` when it holds one of these characters, an odd number of double quotes, or starts with a reserved word
 # (the first three characters are tested first). Other commands are complete shell in sh and bash.
 _HARD_CHARS = lazy_compile(r"""['`\\(){}|&;<>]""")
-_RESERVED_WORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case"}) | {
-    *("esac", "in", "select", "function", "coproc", "!", "[[", "]]")
-}
+_RESERVED_WORDS = frozenset(
+    {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "in", "select"}
+    | {"function", "coproc", "!", "[[", "]]"}
+)
 # Their first three characters (a word shorter than three: the word alone, or followed by a blank).
 _RESERVED_STARTS = frozenset(w[:3] for w in _RESERVED_WORDS) | {
     w + blank for w in _RESERVED_WORDS if len(w) < 3 for blank in BLANK_CHARS
