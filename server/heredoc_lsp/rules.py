@@ -164,7 +164,8 @@ _RULES: tuple[Rule, ...] = (
         "A non-interactive shell gives a background command `/dev/null` as stdin, so the heredoc body never reaches "
         "it: `run` reports success and the command read nothing.",
         "cat <<EOF > out.txt &\nhello\nEOF",
-        "",
+        "Remove the final `&`: the command runs in the foreground and reads the body (what runs changes).",
+        "unsafe",
     ),
     # -- structured heredoc bodies --------------------------------------------------------------------------------
     Rule(

@@ -1,5 +1,5 @@
 """heredoc_lsp.fixes.heredoc: close an unclosed heredoc, rename an invalid marker, add a blank before ``<<``, give
-a heredoc closed early by its own marker a fresh one."""
+a heredoc closed early by its own marker a fresh one, run a backgrounded heredoc command in the foreground."""
 
 from __future__ import annotations
 
@@ -101,3 +101,11 @@ def test_early_close_from_the_first_stray_line_is_the_same_fix() -> None:
     first, last = (d for d in before.analysis.diagnostics if d.code == "early_close")
     texts = {before.apply(fixes_for(before.analysis, d, before.ctx, suppressions=False)[0]).text for d in (first, last)}
     assert texts == {"cat <<-END_1\n\ta\n\tEND\n\tb\n\tEND\nc\nEND_1\n"}
+
+
+def test_background_stdin_removes_the_final_ampersand() -> None:
+    before = case("é😀 cat <<EOF > é😀.txt \t&\nhello\nEOF\n")
+    (fix,) = before.fixes("background_stdin")
+    assert fix.edits == (TextEdit(Span(0, 21, 0, 24), ""),)  # code points: é😀 are two columns
+    after = before.apply(fix)
+    assert after.text == "é😀 cat <<EOF > é😀.txt\nhello\nEOF\n" and after.codes() == []

@@ -1,5 +1,5 @@
 """Fixes for ``.cli`` heredocs: close an unclosed heredoc, rename a marker to one its body does not contain, give
-a heredoc closed early by its own marker a fresh one."""
+a heredoc closed early by its own marker a fresh one, run a heredoc command in the foreground."""
 
 from __future__ import annotations
 
@@ -123,3 +123,17 @@ def space_before_operator(d: Diagnostic, ctx: FixContext) -> list[Fix]:
         return []  # a space alone does not make a heredoc of '<<WORD' followed by another word
     edit = TextEdit(Span(line, col, line, col), " ")
     return [Fix(f"Add a space before '<<' to start a heredoc ending at '{marker}'", (edit,), (d,))]
+
+
+def run_in_the_foreground(d: Diagnostic, ctx: FixContext) -> list[Fix]:
+    """``background_stdin``: remove the final ``&`` (and the blanks before it), so the command reads its body."""
+    line = d.span.start_line
+    lines: Sequence[str] = ctx.source.lines
+    if line >= len(lines) or lines[line][d.span.start_col : d.span.end_col] != "&":
+        return []
+    text = lines[line]
+    start = len(text[: d.span.start_col].rstrip(" \t\f\v"))
+    edit = TextEdit(Span(line, start, line, d.span.end_col), "")
+    return [
+        Fix("Remove the '&': run the command in the foreground, reading the heredoc", (edit,), (d,), preferred=True)
+    ]
