@@ -152,8 +152,8 @@ def test_no_bashism(text: str) -> None:
     assert codes(text) == []
 
 
-def test_one_bashism_per_line() -> None:
-    assert codes("a &> x; b &> y; c <<< z") == ["bashism"]
+def test_one_bashism_per_construct_and_line() -> None:
+    assert found("a &> x; b &> y; c <<< z") == [("bashism", (0, 2, 0, 4)), ("bashism", (0, 18, 0, 21))]
 
 
 def test_background_stdin() -> None:

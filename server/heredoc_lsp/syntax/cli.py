@@ -1031,11 +1031,12 @@ class _Scanner:
             hidden = (
                 _QUOTED.sub(_blanked, visible) if ("'" in visible or '"' in visible or "\\" in visible) else visible
             )
-            m = _BASHISM.search(hidden)  # the first one of the line (a line of many gets one warning)
-            if m is not None:
+            found: dict[str, int] = {}  # the first of each construct (a line of many gets one warning per kind)
+            for m in _BASHISM.finditer(hidden):
                 group = 1 if m.group(1) is not None else 2
-                construct = m.group(group)
-                start = col + m.start(group)
+                found.setdefault(m.group(group), m.start(group))
+            for construct, at in found.items():
+                start = col + at
                 self.diagnostics.append(
                     warning(
                         Span(i, start, i, start + len(construct)),
@@ -1047,6 +1048,7 @@ class _Scanner:
                         data={"construct": construct},
                     )
                 )
+            if found:
                 return  # (dash may also reject the line: the bashism says why and what to write)
         reason = incomplete(command, dialect="sh" if self.shell == "sh" else "bash")
         if reason is None:
