@@ -15,7 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heredoc_lsp.config.model import DEFAULT_RUNNER, Config, runner_shell
-from heredoc_lsp.syntax.cli import _SIMPLE, CliScript, _needs_shell_look, blocks_run, parse_cli, reparse
+from heredoc_lsp.syntax.cli import (
+    _SIMPLE,
+    SHELL_SYNTAX_MAX,
+    CliScript,
+    _needs_shell_look,
+    blocks_run,
+    parse_cli,
+    reparse,
+)
 from heredoc_lsp.syntax.diagnostics import Related, Severity, Span
 from heredoc_lsp.syntax.text import LineEdit, split_lines
 
@@ -206,6 +214,13 @@ def test_the_command_substitution_idiom() -> None:
 def test_shell_syntax_for_each_dialect(line: str, sh: bool, bash: bool) -> None:
     assert ("shell_syntax" in codes(line)) is sh
     assert ("shell_syntax" in codes(line, shell="bash")) is bash
+
+
+def test_a_command_longer_than_the_limit_is_not_judged() -> None:
+    long = "echo '" + "x" * SHELL_SYNTAX_MAX
+    assert codes(long[: SHELL_SYNTAX_MAX - 1]) == ["shell_syntax"]
+    assert codes(long) == []
+    assert codes("echo " + "x" * SHELL_SYNTAX_MAX + " &> log") == ["bashism"]
 
 
 def _single_line_cases() -> list[dict[str, Any]]:

@@ -122,6 +122,9 @@ _BASHISM_INSTEAD = {
     "[[": "dash has no '[[ ... ]]'; write '[ ... ]' (test), with '=' for comparisons",
 }
 BASH_RUNNER = '["bash", "-c", "{command}"]'
+# Commands longer than this are not judged by `shell_syntax` (the lexer's work grows with the command, and a keystroke
+# on such a line would pay it again); `bashism` is a plain pattern search and still looks at them.
+SHELL_SYNTAX_MAX = 4096
 
 
 def _with_args(args: Sequence[str]) -> bool:
@@ -1050,6 +1053,8 @@ class _Scanner:
                 )
             if found:
                 return  # (dash may also reject the line: the bashism says why and what to write)
+        if len(command) > SHELL_SYNTAX_MAX:
+            return
         reason = incomplete(command, dialect="sh" if self.shell == "sh" else "bash")
         if reason is None:
             return
