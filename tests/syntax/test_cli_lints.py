@@ -256,7 +256,8 @@ def test_shell_lints_agree_with_dash_and_bash(entry: dict[str, Any]) -> None:
 TOKENS = [
     "echo", "x", "a=1", "'q q'", '"d $x"', '"$HOME"', "$x", "${x}", "$(date)", "`d`", "(", ")", "{", "}", ";",
     "&", "&&", "|", "||", ">", ">>", "<", "2>&1", ">&2", "if", "then", "fi", "do", "done", "!", "[[", "]]", "#",
-    "\\", "*", "'", '"', "-n", "é",
+    "\\", "*", "'", '"', "-n", "é", "in", "case", "esac", "for", "while", "until", "time", "coproc", "else", "[",
+    "]", "a[1]", "$", "2>", "1>&2", "%", "?", "/x", "--",
 ]  # fmt: skip
 
 
@@ -265,7 +266,7 @@ def _accepts(shell: str, line: str) -> bool:
     return done.returncode == 0
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(TOKENS), st.sampled_from([" ", "", "  "])), min_size=1, max_size=7))
 def test_the_fast_paths_only_clear_lines_dash_and_bash_accept(parts: list[tuple[str, str]]) -> None:
     """The scanner clears most lines without the lexer (no special character, or the fast-accept pattern): every

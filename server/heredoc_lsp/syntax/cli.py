@@ -93,22 +93,24 @@ _RESERVED = r"(?:if|then|else|elif|fi|for|while|until|do|done|case|esac|in|selec
 # The scanner's cheap filter (:func:`_needs_shell_look`): a command needs a closer look for `shell_syntax` and
 # `bashism` when it holds one of these characters, an odd number of double quotes, or starts with a reserved word
 # (the first three characters are tested first). Other commands are complete shell in sh and bash.
-_HARD_CHARS = lazy_compile(r"""['`\\(){}|&;<>]""")
+_HARD_CHARS = lazy_compile(r"""['`\\(){}|&;<>\[]""")
 _RESERVED_WORDS = frozenset(
     {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "in", "select"}
-    | {"function", "coproc", "!", "[[", "]]"}
+    | {"function", "coproc", "time", "!", "[[", "]]"}
 )
 # Their first three characters (a word shorter than three: the word alone, or followed by a blank).
 _RESERVED_STARTS = frozenset(w[:3] for w in _RESERVED_WORDS) | {
     w + blank for w in _RESERVED_WORDS if len(w) < 3 for blank in BLANK_CHARS
 }
-# A fast accept, not a lexer: words of plain characters, single-quoted strings, double-quoted strings holding no
-# substitution but `$name`, and `$name`; simple redirections; `|`, `||`, `&&`, `;` between commands whose first
-# word is no reserved word; a final `;` or `&`. What it matches is complete shell in sh and bash (the tests hold it
-# against `sh -n` and `bash -n`); everything else goes to the shell lexer (heredoc_lsp/syntax/shell.py).
-_WORD = r"""(?:[^ \t\f\v'"`$\\(){}|&;<>#]|'[^']*'|"(?:[^"\\`$]|\$[A-Za-z0-9_])*"|\$[A-Za-z0-9_])+"""
-_ITEM = r"(?:[0-9]?(?:>>|>|<)[ \t]*" + _WORD + r"|[0-9]?>&[0-9]|" + _WORD + ")"
-_SIMPLE_COMMAND = r"(?!" + _RESERVED + r"(?![^ \t\f\v]))" + _ITEM + r"(?:[ \t]+" + _ITEM + ")*"
+# A fast accept, not a lexer: words of plain characters (no `[`), single-quoted strings, double-quoted strings
+# holding no substitution but `$name`, and `$name`; simple redirections; `|`, `||`, `&&`, `;` between commands whose
+# first word is no reserved word; a final `;` or `&`. What it matches is complete shell in sh and bash (the tests
+# hold it against `sh -n` and `bash -n`); everything else goes to the shell lexer (heredoc_lsp/syntax/shell.py).
+_WORD = r"""(?:[^ \t\f\v'"`$\\(){}|&;<>#\[]|'[^']*'|"(?:[^"\\`$]|\$[A-Za-z0-9_])*"|\$[A-Za-z0-9_])+"""
+# (`[` only as a word of its own, the test command: bash reads `name[` starting a command as an array assignment)
+_ITEM = r"(?:[0-9]?(?:>>|>|<)[ \t]*" + _WORD + r"|[0-9]?>&[0-9]|\[(?![^ \t])|" + _WORD + ")"
+# (a reserved word ends at a blank or an operator: `esac|`, `do;` are reserved words too)
+_SIMPLE_COMMAND = r"(?!" + _RESERVED + r"(?![^ \t\f\v;&|<>()]))" + _ITEM + r"(?:[ \t]+" + _ITEM + ")*"
 _SIMPLE = lazy_compile(_SIMPLE_COMMAND + r"(?:[ \t]*(?:\|\||&&|\||;)[ \t]*" + _SIMPLE_COMMAND + r")*(?:[ \t]*[;&])?")
 # Quoted text and escaped characters (hidden before looking for bash-only operators).
 _QUOTED = lazy_compile(r"""'[^']*'|"(?:\\.|[^"\\])*"|\\.""")
