@@ -105,7 +105,7 @@ _RESERVED_STARTS = frozenset(w[:3] for w in _RESERVED_WORDS) | {
 # A fast accept, not a lexer: words of plain characters (no `[`), single-quoted strings, double-quoted strings
 # holding no substitution but `$name`, and `$name`; simple redirections; `|`, `||`, `&&`, `;` between commands whose
 # first word is no reserved word; a final `;` or `&`. What it matches is complete shell in sh and bash (the tests
-# hold it against `sh -n` and `bash -n`); everything else goes to the shell lexer (heredoc_lsp/syntax/shell.py).
+# hold it against `sh -n` and `bash -n`); everything else goes to the shell lexer (syntax/shell.py).
 _WORD = r"""(?:[^ \t\f\v'"`$\\(){}|&;<>#\[]|'[^']*'|"(?:[^"\\`$]|\$[A-Za-z0-9_])*"|\$[A-Za-z0-9_])+"""
 # (`[` only as a word of its own, the test command: bash reads `name[` starting a command as an array assignment)
 _ITEM = r"(?:[0-9]?(?:>>|>|<)[ \t]*" + _WORD + r"|[0-9]?>&[0-9]|\[(?![^ \t])|" + _WORD + ")"
