@@ -109,6 +109,64 @@ _RULES: tuple[Rule, ...] = (
         "make \\\n  all",
         "",
     ),
+    Rule(
+        "early_close",
+        "warning",
+        "cli",
+        "A command line equal to the marker of a heredoc closed before it.",
+        "A heredoc body ends at its first line that trims to the marker, indented or not. When the body itself holds "
+        "such a line, the heredoc ends there and the rest of the intended body runs as commands, line by line, up to "
+        "this stray marker line. A script with this warning does not run.",
+        "cat > notes.md <<EOF\nSome text\nEOF\nmore text meant for the file\nEOF",
+        "Give the heredoc a marker that occurs in no line of the intended body, at the opener and at the last stray "
+        "marker line (the lines in between become body again).",
+        "unsafe",
+    ),
+    Rule(
+        "shell_syntax",
+        "warning",
+        "cli",
+        "A command line that is not complete shell on its own.",
+        "Each line runs in a shell of its own, so a quote, `$(`, `(`, `{`, a backquote or an `if`/`for`/`while`/"
+        "`case` cannot be closed on a later line: the runner's shell (dash for `/bin/sh`, bash for a bash runner) "
+        "rejects the line. The `$(cat <<'EOF' ... )` idiom does not work in a `.cli` script: give the heredoc to the "
+        "command itself (`git commit -F - <<'EOF'`).",
+        "echo \"$(cat <<'EOF'\nhello\nEOF\n)\"",
+        "",
+    ),
+    Rule(
+        "orphan_option",
+        "warning",
+        "cli",
+        "A command line that starts with `-`.",
+        "Lines are never joined: an option written on the line after its command (after a heredoc's marker line, "
+        "say) runs as a command of its own, and the command above runs without it.",
+        'gh issue create --body-file - <<EOF\nbody\nEOF\n  --title "x"',
+        "",
+    ),
+    Rule(
+        "bashism",
+        "warning",
+        "cli",
+        "Bash-only syntax while the runner is `/bin/sh`.",
+        "The default runner is `/bin/sh` (dash on Debian and Ubuntu), which rejects `[[` and here-strings (`<<<`) "
+        "and reads `cmd &> file` as `cmd &` followed by `> file`. Write it the POSIX way (`> file 2>&1`, `[ ... ]`, "
+        '`printf \'%s\\n\' word | cmd`) or run the script with bash: `script.runner = ["bash", "-c", '
+        '"{command}"]` in your own config (a workspace file may not change the runner).',
+        "cat <<EOF &> all.log\nx\nEOF",
+        "",
+    ),
+    Rule(
+        "background_stdin",
+        "warning",
+        "cli",
+        "A heredoc command run in the background (its tail ends in `&`).",
+        "A non-interactive shell gives a background command `/dev/null` as stdin, so the heredoc body never reaches "
+        "it: `run` reports success and the command read nothing.",
+        "cat <<EOF > out.txt &\nhello\nEOF",
+        "Remove the final `&`: the command runs in the foreground and reads the body (what runs changes).",
+        "unsafe",
+    ),
     # -- structured heredoc bodies --------------------------------------------------------------------------------
     Rule(
         "content_before_delimiter",

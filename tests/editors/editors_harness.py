@@ -40,12 +40,15 @@ def editor_env(home: Path) -> dict[str, str]:
     return env
 
 
-def run_nvim(nvim: str, config_tag: str, workspace: Path, file: Path, fix: str, home: Path) -> dict[str, Any]:
-    """Open ``file`` in a headless Neovim configured with the documented snippet; see nvim_driver.lua."""
+def run_nvim(
+    nvim: str, config_tag: str, workspace: Path, file: Path, fix: str, home: Path, left: int = 0
+) -> dict[str, Any]:
+    """Open ``file`` in a headless Neovim configured with the documented snippet; see nvim_driver.lua (``left``:
+    how many diagnostics remain after the fix)."""
     home.mkdir(parents=True, exist_ok=True)
     out = home / "result.json"
     init = home / "init.lua"
-    settings = {"file": str(file), "fix": fix, "out": str(out)}
+    settings = {"file": str(file), "fix": fix, "out": str(out), "left": left}
     init.write_text(
         snippet(config_tag) + f"\nvim.g.heredoc_test = vim.json.decode([==[{json.dumps(settings)}]==])\n",
         encoding="utf-8",

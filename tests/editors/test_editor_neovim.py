@@ -43,3 +43,51 @@ def test_unclosed_heredoc_shown_and_fixed(
     assert result["edit_kind"] == edit_kind
     assert result["after"] == [], result
     assert result["lines"] == ["echo start", "é😀 cat <<EOF", "body é😀", "EOF"]
+
+
+# The .cli lints of docs/checking.md, one of each; the first (early_close) gets its quick fix, the others stay.
+LINTS = (
+    "cat > notes.md <<EOF\nSome text\nEOF\nmore text meant for the file\nEOF\n"
+    "echo \"$(cat <<'MSG'\nhello\nMSG\n)\"\n"
+    'gh issue create --body-file - <<BODY\nbody\nBODY\n  --title "x"\n'
+    "cat <<LOG &> all.log\nx\nLOG\n"
+    "cat <<OUT > out.txt &\ny\nOUT\n"
+)
+LINT_CODES = [
+    (4, "early_close"),
+    (5, "shell_syntax"),
+    (8, "shell_syntax"),
+    (12, "orphan_option"),
+    (13, "bashism"),
+    (16, "background_stdin"),
+]
+EARLY_CLOSE_FIX = "Rename the marker 'EOF' to 'EOF_1' so that the heredoc runs to line 5"
+
+
+@pytest.mark.parametrize(
+    ("nvim", "config"),
+    [
+        pytest.param(NVIM_07, "nvim-0.7", id="nvim-0.7.2"),
+        pytest.param(NVIM_012, "nvim-0.11", id="nvim-0.12-lsp-config"),
+    ],
+)
+def test_the_cli_lints_are_shown_and_early_close_is_fixed(tmp_path: Path, nvim: str, config: str) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "heredoc-lsp.toml").write_text("", encoding="utf-8")
+    file = workspace / "lints.cli"
+    file.write_text(LINTS, encoding="utf-8")
+    result = run_nvim(nvim, config, workspace, file, EARLY_CLOSE_FIX, tmp_path / "home", left=len(LINT_CODES) - 1)
+    assert result.get("error") is None, result
+    assert sorted((d["lnum"], d["code"]) for d in result["before"]) == LINT_CODES, result
+    early = next(d for d in result["before"] if d["code"] == "early_close")
+    assert (early["col"], early["end_col"]) == (0, 3)
+    assert early["message"].startswith("'EOF' closes no heredoc: the heredoc opened at line 1 already ended at line 3")
+    assert sorted((d["lnum"], d["code"]) for d in result["after"]) == LINT_CODES[1:], result
+    assert result["lines"][:5] == [
+        "cat > notes.md <<EOF_1",
+        "Some text",
+        "EOF",
+        "more text meant for the file",
+        "EOF_1",
+    ]

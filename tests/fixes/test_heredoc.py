@@ -1,10 +1,12 @@
-"""heredoc_lsp.fixes.heredoc: close an unclosed heredoc, rename an invalid marker, add a blank before ``<<``."""
+"""heredoc_lsp.fixes.heredoc: close an unclosed heredoc, rename an invalid marker, add a blank before ``<<``, give
+a heredoc closed early by its own marker a fresh one, run a backgrounded heredoc command in the foreground."""
 
 from __future__ import annotations
 
 from fix_harness import case, fix_once
 
 from heredoc_lsp.analysis.suppress import TextEdit
+from heredoc_lsp.fixes import fixes_for
 from heredoc_lsp.fixes.heredoc import unused_marker
 from heredoc_lsp.syntax.diagnostics import Span
 
@@ -76,3 +78,34 @@ def test_each_fix_is_idempotent() -> None:
         assert code not in after.codes(), (text, after.text)
         # nothing left to fix: applying "the fix" again is impossible, so the text stays as it is
         assert all(d.code != code for d in after.analysis.diagnostics)
+
+
+def test_early_close_gets_a_marker_in_no_body_line_at_the_opener_and_the_last_stray_line() -> None:
+    text = "cat > notes.md <<'EOF'\nSay EOF_1 here\nEOF\nmore é😀\n  EOF\nand more\nEOF\necho done\n"
+    before = case(text)
+    fixes = before.fixes("early_close")
+    assert [f.title for f in fixes] == ["Rename the marker 'EOF' to 'EOF_2' so that the heredoc runs to line 7"]
+    (fix,) = fixes
+    assert fix.preferred
+    assert {d.span.start_line for d in fix.diagnostics} == {4, 6}  # both stray lines are resolved by it
+    assert fix.edits == (TextEdit(Span(0, 18, 0, 21), "EOF_2"), TextEdit(Span(6, 0, 6, 3), "EOF_2"))
+    after = before.apply(fix)
+    assert after.text == "cat > notes.md <<'EOF_2'\nSay EOF_1 here\nEOF\nmore é😀\n  EOF\nand more\nEOF_2\necho done\n"
+    assert after.codes() == []
+    command = after.analysis.tree.commands[0]
+    assert command.stdin_text() == "Say EOF_1 here\nEOF\nmore é😀\n  EOF\nand more\n"
+
+
+def test_early_close_from_the_first_stray_line_is_the_same_fix() -> None:
+    before = case("cat <<-END\n\ta\n\tEND\n\tb\n\tEND\nc\nEND\n")
+    first, last = (d for d in before.analysis.diagnostics if d.code == "early_close")
+    texts = {before.apply(fixes_for(before.analysis, d, before.ctx, suppressions=False)[0]).text for d in (first, last)}
+    assert texts == {"cat <<-END_1\n\ta\n\tEND\n\tb\n\tEND\nc\nEND_1\n"}
+
+
+def test_background_stdin_removes_the_final_ampersand() -> None:
+    before = case("é😀 cat <<EOF > é😀.txt \t&\nhello\nEOF\n")
+    (fix,) = before.fixes("background_stdin")
+    assert fix.edits == (TextEdit(Span(0, 21, 0, 24), ""),)  # code points: é😀 are two columns
+    after = before.apply(fix)
+    assert after.text == "é😀 cat <<EOF > é😀.txt\nhello\nEOF\n" and after.codes() == []

@@ -19,6 +19,8 @@ EXAMPLES: dict[str, tuple[Language, str]] = {
     "unclosed_heredoc": (Language.CLI, "cat <<EOF\nbody é😀\n"),
     "invalid_marker": (Language.CLI, "cat <<'ÉOF'\nx\nÉOF\n"),
     "possible_heredoc": (Language.CLI, "cat<<EOF\nx\nEOF\n"),
+    "early_close": (Language.CLI, "cat > notes.md <<EOF\nSome text\nEOF\nmore text\nEOF\n"),
+    "background_stdin": (Language.CLI, "cat <<EOF > out.txt &\nhello\nEOF\n"),
     "unclosed": (Language.INBOX, '[CREATE_FILE path="a"]\nx\n'),
     "path_outside_workspace": (Language.INBOX, '[READ_FILE path="/etc/passwd" /]\n'),
     "duplicate": (Language.CLI, "tool task <<EOF\n---TITLE---\nt\n---TITLE---\nx\n---DESCRIPTION---\nd\nEOF\n"),

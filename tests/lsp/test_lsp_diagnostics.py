@@ -36,6 +36,11 @@ CLI_CASES = {
     "terminator_collision": f"tool task <<EOF\n---TITLE---\n{E}\n  PARAMS_END  \n---DESCRIPTION---\nd\nEOF\n",
     "bidi_control": f"{E} ls \u202e; rm -rf ./victim #\u202c\n",
     "invisible_character": f"cat <<EOF\n{E} a\u200bb\nEOF\n",
+    "early_close": f"{E} cat <<EOF\n{E}\n  EOF\n{E} more\n  EOF\n",
+    "shell_syntax": f"{E} echo \"$(cat <<'EOF'\nx\nEOF\n)\"\n",
+    "orphan_option": f"{E} cmd <<EOF\nx\nEOF\n  --{E}\n",
+    "bashism": f"{E} cat <<EOF &> {E}.log\nx\nEOF\n",
+    "background_stdin": f"{E} cat <<EOF > {E}.txt &\nx\nEOF\n",
 }
 INBOX_CASES = {
     "bad_attr": f"{E}\n[CREATE_FILE {E} path='x.txt']\nx\n[/CREATE_FILE]\n",

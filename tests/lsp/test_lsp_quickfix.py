@@ -111,6 +111,13 @@ async def test_marker_glued_to_a_redirection_gets_a_blank(client: RecordingClien
     assert await client.diagnostics_of(uri) == []
 
 
+async def test_early_close_gets_a_marker_in_no_body_line(client: RecordingClient) -> None:
+    text = "é😀 cat > é😀.md <<'EOF'\nEOF_1 é😀\nEOF\nmore é😀\nEOF\n"
+    uri, new = await fix(client, text, "early_close", "Rename the marker 'EOF' to 'EOF_2' .*")
+    assert new == "é😀 cat > é😀.md <<'EOF_2'\nEOF_1 é😀\nEOF\nmore é😀\nEOF_2\n"
+    assert await client.diagnostics_of(uri) == []
+
+
 async def test_space_before_operator(client: RecordingClient) -> None:
     uri, new = await fix(client, "é😀 cat<<EOF\nx\nEOF\n", "possible_heredoc", "Add a space before '<<' .*")
     assert new == "é😀 cat <<EOF\nx\nEOF\n"

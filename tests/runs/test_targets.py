@@ -64,6 +64,20 @@ def test_a_possible_heredoc_blocks_the_lines_up_to_its_terminator_only() -> None
         assert problem.startswith("This command has a warning that blocks a run: line 2:"), problem
 
 
+def test_an_early_close_blocks_its_heredoc_up_to_the_stray_line_only() -> None:
+    found = commands(cli("echo before\ncat <<EOF\nSome text\nEOF\nmore text\nEOF\necho after\n"))
+    assert found["echo before"].runnable and found["echo after"].runnable
+    for text in ("cat", "more text", "EOF"):
+        problem = found[text].problem
+        assert not found[text].runnable and problem is not None
+        assert problem.startswith("This command has a warning that blocks a run: line 6: 'EOF' closes no heredoc"), (
+            problem
+        )
+    script = cli("cat <<EOF\na\nEOF\nb\nEOF\n")[0]
+    assert not script.runnable and script.problem is not None
+    assert script.problem.startswith("The script has a warning that blocks a run: line 5:")
+
+
 def test_a_suppressed_possible_heredoc_no_longer_blocks() -> None:
     targets = cli("# heredoc-lsp: disable=possible_heredoc\ncat<<EOF\nls\nEOF\n")
     assert all(t.runnable for t in targets), [t.problem for t in targets]

@@ -43,6 +43,16 @@ VOCABULARY = [
     "---(UUID:1234abcd)TITLE---",
     "PARAMS_END",
     "body é😀",
+    "python3 - <<'PY'",
+    "  PY",
+    "PY",
+    "make",
+    '  --title "x"',
+    "echo \"$(cat <<'EOF'",
+    ')"',
+    "cat <<EOF &> log",
+    "cat <<EOF > out &",
+    "arr=(a b) && [[ -f x ]]",
 ]
 LINES = st.lists(st.sampled_from(VOCABULARY), max_size=25)
 SCHEMAS = {"tool task": CommandSchema("tool task", "multi", ("TITLE", "DESCRIPTION"), ("TITLE",), None, "PARAMS_END")}
@@ -75,19 +85,20 @@ def type_text(lines: list[str], line: int, col: int, text: str) -> LineEdit:
     LINES,
     st.lists(st.tuples(st.integers(0, 30), st.integers(0, 4), LINES), min_size=1, max_size=4),
     st.booleans(),
+    st.sampled_from(["sh", "bash", None]),
 )
 def test_reparse_equals_a_full_parse(
-    lines: list[str], edits: list[tuple[int, int, list[str]]], configured: bool
+    lines: list[str], edits: list[tuple[int, int, list[str]]], configured: bool, shell: str | None
 ) -> None:
     schemas = SCHEMAS if configured else None
-    script = parse_cli(tuple(lines), schemas)
+    script = parse_cli(tuple(lines), schemas, shell=shell)
     for start, removed, new_lines in edits:
         start = min(start, len(lines))
         removed = min(removed, len(lines) - start)
         old_starts = item_starts(script)
         edit = replace_lines(lines, start, removed, list(new_lines))
-        result = reparse(script, tuple(lines), edit, schemas, None)
-        full = parse_cli(tuple(lines), schemas)
+        result = reparse(script, tuple(lines), edit, schemas, None, shell=shell)
+        full = parse_cli(tuple(lines), schemas, shell=shell)
         same(result.script, full)
         # The window: items before resume and from stop on are the old ones (moved by delta).
         new_starts = item_starts(full)

@@ -12,6 +12,8 @@
 //                is Agent Outbox with its section marker scoped
 //   run-lens     the "▶ Run" lens is shown; clicking it, then "Run" in the confirmation, shows the result in the lens
 //   quick-fix    the "Switch to UUID-prefixed delimiters" quick fix rewrites the delimiters (in the editor and on disk)
+//   lints        lints.cli shows one warning of each .cli lint in the Problems panel (early_close, shell_syntax,
+//                orphan_option, bashism, background_stdin), and the early_close quick fix renames the marker
 //   restricted-mode  a second code-server with workspace trust on opens an untrusted copy of the workspace:
 //                Restricted Mode, the squiggle still shows, the status item shows a shield, and no run lens appears
 // Each check is independent (a failure is recorded and the next check runs), takes a screenshot into the
@@ -30,6 +32,14 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CODE_SERVER = path.join(HERE, 'node_modules', '.bin', 'code-server');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
+const LINTS_TEXT =
+  'cat > notes.md <<EOF\nSome text\nEOF\nmore text meant for the file\nEOF\n' +
+  'echo "$(cat <<\'MSG\'\nhello\nMSG\n)"\n' +
+  'gh issue create --body-file - <<BODY\nbody\nBODY\n  --title "x"\n' +
+  'cat <<LOG &> all.log\nx\nLOG\n' +
+  'cat <<OUT > out.txt &\ny\nOUT\n';
+const LINT_CODES = ['early_close', 'shell_syntax', 'orphan_option', 'bashism', 'background_stdin'];
+const EARLY_CLOSE_FIX = "Rename the marker 'EOF' to 'EOF_1'";
 const UNCLOSED_MESSAGE = "Unclosed heredoc starting at line 2: expected 'EOF' but reached end of file";
 const RUN_OUTPUT = 'hello from heredoc-lsp';
 // Dark Modern (VS Code's default theme) colours keyword.control #C586C0 and entity.name.function #DCDCAA.
@@ -66,6 +76,8 @@ function writeWorkspace(dir) {
   // Line 2 opens a heredoc that is never closed.
   fs.writeFileSync(path.join(dir, 'broken.cli'), 'echo first\ncat <<EOF\nnever closed\n');
   fs.writeFileSync(path.join(dir, 'run.cli'), `# a command with a heredoc\ncat <<EOF\n${RUN_OUTPUT}\nEOF\n`);
+  // One of each lint of docs/checking.md (the same text as tests/editors/test_editor_neovim.py's).
+  fs.writeFileSync(path.join(dir, 'lints.cli'), LINTS_TEXT);
   // A repeated ---TITLE--- delimiter: the UUID-delimiter quick fix resolves it.
   fs.writeFileSync(
     path.join(dir, 'params.cli'),
@@ -484,6 +496,52 @@ async function main() {
       }
       await waitFor(async () => (await page.locator('.monaco-editor .squiggly-error').count()) === 0, 'the error squiggle to go', 15000);
       return `delimiters rewritten with UUID ${id}; the duplicate error is gone`;
+    });
+
+    await run.check('lints', async () => {
+      await runCommand(page, 'View: Close All Editors');
+      await openFile(page, 'lints.cli');
+      await waitFor(
+        async () => (await page.locator('.monaco-editor .squiggly-warning').count()) >= 6,
+        'six warning squiggles',
+        30000,
+      );
+      if (!(await page.locator('.markers-panel').first().isVisible().catch(() => false))) {
+        await page.keyboard.press('Control+Shift+M');
+      }
+      const seen = [];
+      for (const code of LINT_CODES) {
+        const row = page.locator('.markers-panel .monaco-list-row', { hasText: code });
+        await row.first().waitFor({ timeout: 15000 });
+        seen.push(((await row.first().textContent()) ?? '').trim());
+      }
+      await run.shot('lints-problems');
+      await goToLine(page, 5, 1);
+      await page.keyboard.press('Control+.');
+      const item = page.locator('.action-widget .monaco-list-row', { hasText: EARLY_CLOSE_FIX });
+      await item.first().waitFor({ timeout: 15000 });
+      await waitFor(async () => {
+        const focused = page.locator('.action-widget .monaco-list-row.focused');
+        if (((await focused.textContent().catch(() => '')) ?? '').includes(EARLY_CLOSE_FIX)) {
+          return true;
+        }
+        await page.keyboard.press('ArrowDown');
+        return false;
+      }, 'the early_close quick fix to be selected', 5000, 150);
+      await page.keyboard.press('Enter');
+      const lines = await waitFor(async () => {
+        const l = await editorLines(page);
+        return l[0] === 'cat > notes.md <<EOF_1' ? l : undefined;
+      }, 'the renamed marker in the editor', 15000);
+      if (lines[4] !== 'EOF_1') {
+        throw new Error(`editor text after the fix: ${JSON.stringify(lines)}`);
+      }
+      await waitFor(
+        async () => (await page.locator('.markers-panel .monaco-list-row', { hasText: 'early_close' }).count()) === 0,
+        'the early_close warning to go',
+        15000,
+      );
+      return `Problems: ${JSON.stringify(seen)}; the early_close fix renamed the marker to EOF_1`;
     });
 
     // A picture of everything at once (for the README): run.cli with its result lens, broken.cli beside it with

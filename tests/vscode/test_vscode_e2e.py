@@ -10,6 +10,8 @@ and checks, each as its own test below:
 - ``run-lens``: the "▶ Run" lens runs the command after the confirmation and shows ``✓ exit 0``; its log shows the
   command's output;
 - ``quick-fix``: "Switch to UUID-prefixed delimiters" rewrites the delimiters, in the editor and on disk;
+- ``lints``: one warning of each new ``.cli`` lint (docs/checking.md) in the Problems panel, and the ``early_close``
+  quick fix renames the marker;
 - ``restricted-mode``: a second code-server with workspace trust on opens an untrusted folder: Restricted Mode,
   diagnostics still shown, the status bar item shows the shield, and no run lens is offered.
 
@@ -31,7 +33,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 ARTIFACTS = ROOT / "test-artifacts" / "vscode"
-CHECKS = ("diagnostics", "grammar", "languages", "run-lens", "quick-fix", "restricted-mode")
+CHECKS = ("diagnostics", "grammar", "languages", "run-lens", "quick-fix", "lints", "restricted-mode")
 TIMEOUT_S = 240
 
 

@@ -121,7 +121,7 @@ def analyze_lines(
     if language is Language.CLI:
         from heredoc_lsp.syntax.cli import parse_cli  # deferred: check start-up
 
-        tree = parse_cli(lines, config.commands, config.compat)
+        tree = parse_cli(lines, config.commands, config.compat, shell=config.shell)
     elif language is Language.PARAMS:
         from heredoc_lsp.syntax.params import parse_params  # deferred: check start-up
         from heredoc_lsp.syntax.schema import lookup_schema  # deferred: check start-up

@@ -40,6 +40,19 @@ def __getattr__(name: str) -> object:
 
 
 DEFAULT_RUNNER: tuple[str, ...] = ("/bin/sh", "-c", "{command}")
+# The shells whose syntax the `.cli` lints know (docs/checking.md): a runner's program by its file name.
+_SHELLS = {"sh": "sh", "dash": "sh", "bash": "bash"}
+
+
+def runner_shell(runner: tuple[str, ...]) -> str | None:
+    """The shell dialect a runner's commands are judged by: ``"sh"`` (POSIX sh, as dash reads it) for ``sh`` or
+    ``dash``, ``"bash"`` for ``bash`` (``env bash`` included), None for any other program (no shell lints)."""
+    words = list(runner)
+    if words and words[0].rsplit("/", 1)[-1] == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    return _SHELLS.get(words[0].rsplit("/", 1)[-1]) if words else None
+
+
 CONFIG_FILE_NAME = "heredoc-lsp.toml"
 PYPROJECT_FILE_NAME = "pyproject.toml"
 # The user's own config file, under $XDG_CONFIG_HOME (default ~/.config): same schema, trusted with everything.
@@ -122,6 +135,11 @@ class Config:
     source: Path | None = None
     lint: LintSettings = field(default_factory=LintSettings)
     written: tuple[WrittenKey, ...] = field(default=(), compare=False)
+
+    @property
+    def shell(self) -> str | None:
+        """The dialect of the runner's shell (:func:`runner_shell`): what ``shell_syntax`` and ``bashism`` judge."""
+        return runner_shell(self.script_runner)
 
     def written_key(self, key: str) -> WrittenKey | None:
         """Where the file sets ``key`` (a dotted TOML key), or None when it leaves it to the defaults."""

@@ -1,4 +1,5 @@
-"""Fixes for ``.cli`` heredocs: close an unclosed heredoc, rename a marker to one its body does not contain."""
+"""Fixes for ``.cli`` heredocs: close an unclosed heredoc, rename a marker to one its body does not contain, give
+a heredoc closed early by its own marker a fresh one, run a heredoc command in the foreground."""
 
 from __future__ import annotations
 
@@ -39,6 +40,39 @@ def unused_marker(wanted: str, body: Iterable[str]) -> str:
         candidate = f"{base}_{k}"
         k += 1
     return candidate
+
+
+def marker_in_no_line(wanted: str, body: Iterable[str]) -> str:
+    """``wanted`` with the first suffix ``_1``, ``_2``... that makes it occur in no line of ``body`` (not even inside
+    one)."""
+    lines = tuple(body)
+    candidate = wanted
+    k = 1
+    while any(candidate in line for line in lines):
+        candidate = f"{wanted}_{k}"
+        k += 1
+    return candidate
+
+
+def fresh_marker_for_early_close(d: Diagnostic, others: Sequence[Diagnostic], ctx: FixContext) -> list[Fix]:
+    """``early_close``: a marker that occurs in no line of the intended body, at the opener and at the last stray
+    marker line of the same heredoc (``others``: every ``early_close`` of the document), so that the body runs to
+    that line again."""
+    data = d.data or {}
+    marker = data.get("marker")
+    opener = data.get("opener_line")
+    if not isinstance(marker, str) or not isinstance(opener, int) or not d.related:
+        return []
+    same = [x for x in others if (x.data or {}).get("opener_line") == opener and x.code == "early_close"]
+    last = max([d.span.start_line, *(x.span.start_line for x in same)])
+    lines: Sequence[str] = ctx.source.lines
+    if not opener < last < len(lines):
+        return []
+    new = marker_in_no_line(marker, lines[opener + 1 : last])
+    edits = (TextEdit(d.related[0].span, new), ctx.source.replace_line_text(last, new))
+    resolved = tuple(dict.fromkeys((d, *same)))
+    title = f"Rename the marker '{marker}' to '{new}' so that the heredoc runs to line {last + 1}"
+    return [Fix(title, edits, resolved, preferred=True)]
 
 
 def rename_invalid_marker(d: Diagnostic, ctx: FixContext) -> list[Fix]:
@@ -89,3 +123,17 @@ def space_before_operator(d: Diagnostic, ctx: FixContext) -> list[Fix]:
         return []  # a space alone does not make a heredoc of '<<WORD' followed by another word
     edit = TextEdit(Span(line, col, line, col), " ")
     return [Fix(f"Add a space before '<<' to start a heredoc ending at '{marker}'", (edit,), (d,))]
+
+
+def run_in_the_foreground(d: Diagnostic, ctx: FixContext) -> list[Fix]:
+    """``background_stdin``: remove the final ``&`` (and the blanks before it), so the command reads its body."""
+    line = d.span.start_line
+    lines: Sequence[str] = ctx.source.lines
+    if line >= len(lines) or lines[line][d.span.start_col : d.span.end_col] != "&":
+        return []
+    text = lines[line]
+    start = len(text[: d.span.start_col].rstrip(" \t\f\v"))
+    edit = TextEdit(Span(line, start, line, d.span.end_col), "")
+    return [
+        Fix("Remove the '&': run the command in the foreground, reading the heredoc", (edit,), (d,), preferred=True)
+    ]

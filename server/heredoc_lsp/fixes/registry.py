@@ -35,6 +35,10 @@ def fixes_for(analysis: Analysis, d: Diagnostic, ctx: FixContext, *, suppression
         out += heredoc.rename_invalid_marker(d, ctx)
     elif code == "possible_heredoc":
         out += heredoc.space_before_operator(d, ctx)
+    elif code == "background_stdin":
+        out += heredoc.run_in_the_foreground(d, ctx)
+    elif code == "early_close":
+        out += heredoc.fresh_marker_for_early_close(d, (*analysis.diagnostics, *analysis.suppressed), ctx)
     elif code == "unclosed" and analysis.language is Language.INBOX:
         out += inbox.close_block(d, ctx)
     elif code == "path_outside_workspace":

@@ -144,7 +144,7 @@ def analyze_lines(
     found: list[Diagnostic] = []
     tree: Any
     if language is Language.CLI:
-        tree = parse_cli(lines, config.commands, config.compat)
+        tree = parse_cli(lines, config.commands, config.compat, shell=config.shell)
     elif language is Language.INBOX:
         tree = parse_inbox(lines)
         if workspace is not None:

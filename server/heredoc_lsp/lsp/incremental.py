@@ -60,7 +60,7 @@ def reanalyze_cli(
     if not isinstance(old, CliScript):
         return None
     lines = tuple(doc.lines)
-    result = reparse(old, lines, edit, config.commands or None, config.compat)
+    result = reparse(old, lines, edit, config.commands or None, config.compat, shell=config.shell)
     WORK["lines_scanned"] += result.scanned
     script = result.script
     directives = update_directive_lines(previous_directives, lines, edit)

@@ -102,7 +102,7 @@ def _errors_within(errors: Sequence[Diagnostic], starts: Sequence[int], first: i
 
 def errors_of(tree_diagnostics: Sequence[Diagnostic], diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
     """The errors that decide what can run, each once, in document order: the parse's errors and, among the final
-    (unsuppressed) diagnostics, the warnings that block a run (possible_heredoc)."""
+    (unsuppressed) diagnostics, the warnings that block a run (possible_heredoc, early_close)."""
     return _errors([*tree_diagnostics, *diagnostics], [d for d in diagnostics if blocks_run(d)])
 
 
@@ -123,9 +123,10 @@ def cli_command_targets(
     """
     assert isinstance(tree, CliScript)
     starts = [d.span.start_line for d in errors]
-    # A warning that blocks a run (possible_heredoc) covers the lines up to the terminator it names: they would be
-    # a heredoc body, so none of them runs on its own either.
-    reaches = [(d.span.start_line, _reach(d), d) for d in errors if d.severity != Severity.ERROR]
+    # A warning that blocks a run covers the lines of the heredoc body it speaks for: possible_heredoc from its line
+    # to the terminator it names, early_close from the heredoc's opener to the stray marker line. None of them
+    # runs on its own either.
+    reaches = [(*_reach(d), d) for d in errors if d.severity != Severity.ERROR]
     commands: list[RunTarget] = []
     for item in tree.items_between(first_line, stop_line):
         if not isinstance(item, Command):
@@ -163,10 +164,16 @@ def cli_command_targets(
     return commands
 
 
-def _reach(d: Diagnostic) -> int:
-    """The last line a run-blocking warning speaks for (its terminator line when it names one)."""
-    last = (d.data or {}).get("terminator_line")
-    return last if isinstance(last, int) else d.span.end_line
+def _reach(d: Diagnostic) -> tuple[int, int]:
+    """The first and last line a run-blocking warning speaks for: from the opener it names (``early_close``) or
+    its own line, to the terminator line it names or its own line."""
+    data = d.data or {}
+    first = data.get("opener_line") if d.code == "early_close" else None
+    last = data.get("terminator_line")
+    return (
+        first if isinstance(first, int) else d.span.start_line,
+        last if isinstance(last, int) else d.span.end_line,
+    )
 
 
 def content_of(target: RunTarget) -> TargetKey:

@@ -13,7 +13,7 @@ the whole incremental update (restart, then splice the untouched prefix of the p
 
 Choices where SPEC §2 is silent:
 
-- ``cmd <<<word`` is a here-string, i.e. a plain command, without diagnostic.
+- ``cmd <<<word`` is a here-string, i.e. a plain command (a ``bashism`` under the ``sh`` dialect).
 - ``invalid_marker`` (``cmd <<ÉOF``, ``cmd << 'A B'``, ``cmd <<`` with no word) consumes a body only up to a later
   line trimmed to the word (quotes removed); without such a line nothing is consumed, because swallowing the rest
   of the file would hide every later command.
@@ -27,6 +27,12 @@ Choices where SPEC §2 is silent:
   (:data:`NO_EFFECT_COMMANDS`, or assignments alone) and holds no ``; & | < >``, backquote or ``$(``;
   ``line_continuation`` for a plain command (or opener tail) ending in an odd number of ``\\`` outside a ``#``
   comment.
+- Mistakes that would run something nobody meant (docs/checking.md, warnings): ``early_close`` on a plain command
+  line that trims to the marker of a closed heredoc before it (the latest one: the scanner keeps the closed
+  heredocs per marker, and an incremental scan asks the previous parse about those before its start line);
+  ``orphan_option``; and, for the runner's shell (``shell``: ``"sh"`` as dash, ``"bash"``, None for none),
+  ``bashism`` (``sh`` only), ``background_stdin`` and ``shell_syntax`` (``syntax/shell.py`` decides, after a
+  cheap filter and a fast accept have cleared the common lines).
 - An erroneous heredoc that is also unclosed gets both diagnostics; structured bodies are checked only for
   runnable commands. With configured commands, a command matching none has plain stdin (no auto-detection).
 - Messages quote at most 60 characters of user text.
@@ -36,7 +42,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, information, warning
@@ -44,6 +50,7 @@ from heredoc_lsp.syntax.lazy_re import lazy_compile
 from heredoc_lsp.syntax.params import ParamsBody, is_delimiter_line, parse_params
 from heredoc_lsp.syntax.records import field, record, record_fields
 from heredoc_lsp.syntax.schema import CommandSchema, is_only_assignments, lookup_schema
+from heredoc_lsp.syntax.shell import incomplete
 from heredoc_lsp.syntax.text import BLANK_CHARS, LineEdit
 from heredoc_lsp.syntax.visible import hidden_diagnostics
 
@@ -82,6 +89,44 @@ _SHELL_COMMENT = lazy_compile(r"(?:^|[ \t\f\v])#")
 # Shell syntax through which a line does more than change the shell's own state: lists, pipes, redirections,
 # command substitution. A line holding any of it is never `no_effect`.
 _HAS_EFFECT = lazy_compile(r"[;&|<>`]|\$\(")
+_RESERVED = r"(?:if|then|else|elif|fi|for|while|until|do|done|case|esac|in|select|function|time|coproc|!|\[\[|\]\])"
+# The scanner's cheap filter (:func:`_needs_shell_look`): a command needs a closer look for `shell_syntax` and
+# `bashism` when it holds one of these characters, an odd number of double quotes, or starts with a reserved word
+# (the first three characters are tested first). Other commands are complete shell in sh and bash.
+_HARD_CHARS = lazy_compile(r"""['`\\(){}|&;<>\[]""")
+_RESERVED_WORDS = frozenset(
+    {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "in", "select"}
+    | {"function", "coproc", "time", "!", "[[", "]]"}
+)
+# Their first three characters (a word shorter than three: the word alone, or followed by a blank).
+_RESERVED_STARTS = frozenset(w[:3] for w in _RESERVED_WORDS) | {
+    w + blank for w in _RESERVED_WORDS if len(w) < 3 for blank in BLANK_CHARS
+}
+# A fast accept, not a lexer: words of plain characters (no `[`), single-quoted strings, double-quoted strings
+# holding no substitution but `$name`, and `$name`; simple redirections; `|`, `||`, `&&`, `;` between commands whose
+# first word is no reserved word; a final `;` or `&`. What it matches is complete shell in sh and bash (the tests
+# hold it against `sh -n` and `bash -n`); everything else goes to the shell lexer (syntax/shell.py).
+_WORD = r"""(?:[^ \t\f\v'"`$\\(){}|&;<>#\[]|'[^']*'|"(?:[^"\\`$]|\$[A-Za-z0-9_])*"|\$[A-Za-z0-9_])+"""
+# (`[` only as a word of its own, the test command: bash reads `name[` starting a command as an array assignment)
+_ITEM = r"(?:[0-9]?(?:>>|>|<)[ \t]*" + _WORD + r"|[0-9]?>&[0-9]|\[(?![^ \t])|" + _WORD + ")"
+# (a reserved word ends at a blank or an operator: `esac|`, `do;` are reserved words too)
+_SIMPLE_COMMAND = r"(?!" + _RESERVED + r"(?![^ \t\f\v;&|<>()]))" + _ITEM + r"(?:[ \t]+" + _ITEM + ")*"
+_SIMPLE = lazy_compile(_SIMPLE_COMMAND + r"(?:[ \t]*(?:\|\||&&|\||;)[ \t]*" + _SIMPLE_COMMAND + r")*(?:[ \t]*[;&])?")
+# Quoted text and escaped characters (hidden before looking for bash-only operators).
+_QUOTED = lazy_compile(r"""'[^']*'|"(?:\\.|[^"\\])*"|\\.""")
+# Bash-only syntax that /bin/sh reads differently or rejects (`bashism`), with what to write instead.
+_BASHISM = lazy_compile(
+    r"(&>|<<<)|(?:^|[;&|(]|(?<![^ \t;&|(])(?:if|then|elif|else|while|until|do|!)(?=[ \t]))[ \t]*(\[\[)(?![^ \t])"
+)
+_BASHISM_INSTEAD = {
+    "&>": "dash runs the command before it in the background and then truncates the file; write '> FILE 2>&1'",
+    "<<<": "dash has no here-strings; write \"printf '%s\\n' WORD | command\" or a heredoc",
+    "[[": "dash has no '[[ ... ]]'; write '[ ... ]' (test), with '=' for comparisons",
+}
+BASH_RUNNER = '["bash", "-c", "{command}"]'
+# Commands longer than this are not judged by `shell_syntax` (the lexer's work grows with the command, and a keystroke
+# on such a line would pay it again); `bashism` is a plain pattern search and still looks at them.
+SHELL_SYNTAX_MAX = 4096
 
 
 def _with_args(args: Sequence[str]) -> bool:
@@ -242,8 +287,8 @@ class Comment:
 Item = Command | Comment
 
 
-# Warnings that stop a script from running (SPEC §2.6, §2.8): the lines they are about would run as commands.
-RUN_BLOCKING_WARNINGS = frozenset({"possible_heredoc"})
+# Warnings that stop a script from running (docs/checking.md): the lines they are about would run as commands.
+RUN_BLOCKING_WARNINGS = frozenset({"possible_heredoc", "early_close"})
 
 
 def blocks_run(diagnostic: Diagnostic) -> bool:
@@ -361,6 +406,10 @@ class CliScript:
     _lookahead: tuple[int, ...] = field(default=(), repr=False)  # lines whose result depends on later lines
     _schemas: Mapping[str, CommandSchema] | None = field(default=None, repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    # Opener lines of the closed heredocs, per marker, in order (what an `early_close` line looks back for), and the
+    # plain command lines holding no blank (the only ones that can be an `early_close`).
+    _openers: Mapping[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
+    _bare: tuple[int, ...] = field(default=(), repr=False)
 
     @property
     def items(self) -> tuple[Item, ...]:
@@ -459,6 +508,12 @@ class CliScript:
             resume = self._lookahead[0]
         return min(resume, line) if line >= self.start_line else self.start_line
 
+    def _row_at(self, line: int) -> _Row:
+        """The heredoc row whose opener is on ``line`` (which must be one)."""
+        row = self._rows[bisect_left(self._starts(), line)]
+        assert isinstance(row, _Row) and row.line == line
+        return row
+
     def _starts(self) -> list[int]:
         starts = self._cache.get("starts")
         if starts is None:
@@ -479,27 +534,77 @@ def parse_cli(
     compat: str | None = None,
     *,
     start_line: int = 0,
+    shell: str | None = "sh",
+    earlier: CliScript | None = None,
 ) -> CliScript:
     """Parse a ``.cli`` script given as split lines (see :func:`heredoc_lsp.syntax.text.split_lines`).
 
     ``schemas`` are the configured commands (structured heredoc bodies); without any, a body whose first non-blank
     line is a delimiter is parsed as a structured body allowing any name. ``compat="arca-cli"`` adds portability
-    hints. ``start_line`` must be a top-level line (see the module doc). Never raises on any text.
+    hints. ``shell`` is the runner's shell dialect (``"sh"``, ``"bash"``, or None for a runner that is no shell):
+    what ``shell_syntax`` and ``bashism`` judge. ``start_line`` must be a top-level line (see the module doc);
+    ``earlier``, a full parse whose lines before ``start_line`` are these, tells which heredocs were opened before
+    it (``early_close``). Never raises on any text.
     """
     lines = lines if isinstance(lines, tuple) else tuple(lines)
-    scanner = _Scanner(lines, schemas or None, compat)
-    rows = scanner.scan(max(0, start_line))
+    start = max(0, start_line)
+    scanner = _Scanner(lines, schemas or None, compat, shell, earlier if start else None, start)
+    rows = scanner.scan(start)
     diagnostics = scanner.diagnostics
     if len(diagnostics) > 1:
         diagnostics.sort(key=_position)
     return CliScript(
         lines=lines,
         diagnostics=tuple(diagnostics),
-        start_line=max(0, start_line),
+        start_line=start,
         _rows=rows,
         _lookahead=tuple(scanner.lookahead),
         _schemas=schemas or None,
+        _openers={m: tuple(x) for m, x in scanner.opener_lines.items()},
+        _bare=tuple(scanner.bare),
     )
+
+
+def _joined_openers(
+    old: Mapping[str, tuple[int, ...]],
+    before: int,
+    middle: Mapping[str, tuple[int, ...]],
+    after: int,
+    delta: int,
+    touched: Iterable[str] | None = None,
+) -> dict[str, tuple[int, ...]]:
+    """The openers index of a spliced parse: ``old``'s lines before ``before``, ``middle`` (the new scan's), and
+    ``old``'s lines from ``after`` on, moved by ``delta``. ``touched``: the only markers with old lines in
+    ``[before, after)`` or new ones in ``middle`` (default: look at every marker); when nothing moved, the other
+    markers keep their entries as they are."""
+    if touched is None or delta:
+        markers: Iterable[str] = old.keys() | middle.keys()
+        out: dict[str, tuple[int, ...]] = {}
+    else:
+        markers = touched
+        out = dict(old)
+    for marker in markers:
+        at = old.get(marker, ())
+        lo = bisect_left(at, before)
+        hi = bisect_left(at, after, lo)
+        tail = at[hi:]
+        if delta and tail:
+            tail = tuple(x + delta for x in tail)
+        joined = at[:lo] + middle.get(marker, ()) + tail
+        if joined:
+            out[marker] = joined
+        else:
+            out.pop(marker, None)
+    return out
+
+
+def _last_closed(rows: Iterable[_RowT]) -> dict[str, tuple[int, int]]:
+    """Per marker, (opener line, terminator line) of the last closed heredoc among ``rows``."""
+    out: dict[str, tuple[int, int]] = {}
+    for row in rows:
+        if isinstance(row, _Row) and row.terminator >= 0:
+            out[row.marker] = (row.line, row.terminator)
+    return out
 
 
 def reparse_cli(
@@ -508,19 +613,22 @@ def reparse_cli(
     first_changed_line: int,
     schemas: Mapping[str, CommandSchema] | None = None,
     compat: str | None = None,
+    *,
+    shell: str | None = "sh",
 ) -> CliScript:
     """Parse ``lines`` reusing ``previous`` (a parse of the same document in which lines before
-    ``first_changed_line`` are unchanged). The result equals ``parse_cli(lines, schemas, compat)``;
-    ``schemas`` and ``compat`` must be the ones ``previous`` was parsed with."""
+    ``first_changed_line`` are unchanged). The result equals ``parse_cli(lines, schemas, compat, shell=shell)``;
+    ``schemas``, ``compat`` and ``shell`` must be the ones ``previous`` was parsed with."""
     if previous.start_line != 0:
-        return parse_cli(lines, schemas, compat)
+        return parse_cli(lines, schemas, compat, shell=shell)
     resume = previous.resume_line(max(0, min(first_changed_line, len(lines))))
-    suffix = parse_cli(lines, schemas, compat, start_line=resume)
+    suffix = parse_cli(lines, schemas, compat, start_line=resume, shell=shell, earlier=previous)
     k = bisect_left(previous._starts(), resume)
     rows = list(previous._rows[:k])
     rows.extend(suffix._rows)
     prefix_diags = tuple(d for d in previous.diagnostics if d.span.start_line < resume)
     lookahead = tuple(x for x in previous._lookahead if x < resume) + suffix._lookahead
+    bare = previous._bare[: bisect_left(previous._bare, resume)] + suffix._bare
     return CliScript(
         lines=suffix.lines,
         diagnostics=prefix_diags + suffix.diagnostics,
@@ -528,6 +636,8 @@ def reparse_cli(
         _rows=rows,
         _lookahead=lookahead,
         _schemas=schemas or None,
+        _openers=_joined_openers(previous._openers, resume, suffix._openers, len(previous.lines) + 1, 0),
+        _bare=bare,
     )
 
 
@@ -565,6 +675,19 @@ def _no_effect(t: str) -> tuple[str, str, str] | None:
     return words[0], entry[0], f"{t} && <command>"
 
 
+def _needs_shell_look(command: str) -> bool:
+    """Whether ``command`` may be incomplete or bash-only shell: it holds quotes, substitutions, groups, operators or
+    redirections (double quotes alone only when their number is odd), or starts with a reserved word."""
+    if _HARD_CHARS.search(command) is not None or command.count('"') % 2:
+        return True
+    first = _FIRST_WORD.match(command)
+    return first is not None and first.group() in _RESERVED_WORDS  # (the scanner's loop has this inline)
+
+
+def _blanked(m: re.Match[str]) -> str:
+    return "_" * len(m.group())
+
+
 def _position(d: Diagnostic) -> tuple[int, int]:
     return (d.span.start_line, d.span.start_col)
 
@@ -572,12 +695,26 @@ def _position(d: Diagnostic) -> tuple[int, int]:
 class _Scanner:
     """One pass over the lines; collects rows and diagnostics."""
 
-    def __init__(self, lines: tuple[str, ...], schemas: Mapping[str, CommandSchema] | None, compat: str | None):
+    def __init__(
+        self,
+        lines: tuple[str, ...],
+        schemas: Mapping[str, CommandSchema] | None,
+        compat: str | None,
+        shell: str | None = "sh",
+        earlier: CliScript | None = None,
+        start: int = 0,
+    ):
         self.lines = lines
         self.schemas = schemas
         self.arca = compat == "arca-cli"
+        self.shell = shell
+        self.earlier = earlier  # a full parse of the same lines before ``start`` (heredocs opened there)
+        self.start = start
         self.diagnostics: list[Diagnostic] = []
         self.lookahead: list[int] = []
+        self.opener_lines: dict[str, list[int]] = {}  # closed heredocs of this scan, per marker
+        self.closed: dict[str, _Row] = {}  # the last closed heredoc of this scan, per marker
+        self.bare: list[int] = []  # plain command lines with no blank in them
         self._trimmed_index: dict[str, list[int]] | None = None
 
     def scan(self, start: int) -> list[_RowT]:
@@ -591,6 +728,13 @@ class _Scanner:
         check_all = bool(self.schemas)
         lint_starts = _LINT_STARTS
         no_effect = NO_EFFECT_COMMANDS
+        bare = self.bare
+        closed = self.closed
+        opener_lines = self.opener_lines
+        before = self.earlier._openers if self.earlier is not None else {}
+        hard = _HARD_CHARS.search if self.shell is not None else None
+        reserved_starts = _RESERVED_STARTS
+        reserved = _RESERVED_WORDS
         numbered = enumerate(islice(lines, start, None) if start else lines, start)
         for i, line in numbered:
             t = line.strip(blanks)
@@ -605,8 +749,23 @@ class _Scanner:
                 append(i)
                 # Cheap filters first: most commands cannot be a lint case (see _lint).
                 # (str.split's first word is a prefix of the blank-delimited one: it never hides a name)
-                if t[-1] == "\\" or "=" in t or (t[:2] in lint_starts and t.split(None, 1)[0] in no_effect):
+                if (
+                    t[-1] == "\\"
+                    or "=" in t
+                    or t[0] == "-"
+                    or (t[:2] in lint_starts and t.split(None, 1)[0] in no_effect)
+                ):
                     self._lint(i, line, t)
+                if hard is not None and (
+                    hard(t) is not None
+                    or ('"' in t and t.count('"') % 2)
+                    or (t[:3] in reserved_starts and t.split(None, 1)[0] in reserved)
+                ):
+                    self._shell_lints(i, len(line) - len(line.lstrip(blanks)), t, t, t)
+                if " " not in t:
+                    bare.append(i)
+                    if t in closed or t in before:
+                        self._early_close(i, line, t)
                 continue
             j = t.rfind("<<")
             row: _Row | None = None
@@ -625,11 +784,17 @@ class _Scanner:
                 if row is None:
                     append(i)
                     self._lint(i, line, t)
+                    if hard is not None and _needs_shell_look(t):
+                        self._shell_lints(i, len(line) - len(line.lstrip(blanks)), t, t, t)
                     continue
                 if row.terminator != -1:
                     append(row)
                     continue
                 marker = row.marker
+                if row.error is None:
+                    self._opener_lints(row, t)
+            elif t[0] == "-" or (hard is not None and _needs_shell_look(t[:j])):
+                self._opener_lints(row, t)
             append(row)
             # The body: it ends at the first line whose trimmed text is the marker.
             for k, body_line in numbered:
@@ -645,6 +810,12 @@ class _Scanner:
                         first = lines[i + 1]
                         if first.startswith("---") or not first.strip(blanks) or (row.strip and first[:1] == "\t"):
                             self._close(row)
+                    closed[marker] = row
+                    found = opener_lines.get(marker)
+                    if found is None:
+                        opener_lines[marker] = [i]
+                    else:
+                        found.append(i)
                     break
             else:
                 self._unclosed(row)
@@ -824,10 +995,13 @@ class _Scanner:
     # ---- lint warnings of plain commands (SPEC §2.9)
 
     def _lint(self, i: int, line: str, t: str) -> None:
-        """``line_continuation`` and ``no_effect`` for the plain command ``t`` (the trimmed ``line``)."""
+        """``line_continuation``, ``no_effect``, ``orphan_option``, ``bashism`` and ``shell_syntax`` for the plain
+        command ``t`` (the trimmed ``line``)."""
         col = len(line) - len(line.lstrip(BLANK_CHARS))
         if t[-1] == "\\":
             self._line_continuation(i, col, t)
+        if t[0] == "-":
+            self._orphan_option(i, col, t)
         found = _no_effect(t)
         if found is not None:
             name, what, example = found
@@ -840,6 +1014,138 @@ class _Scanner:
                     data={"command": name},
                 )
             )
+
+    def _orphan_option(self, i: int, col: int, command: str) -> None:
+        word = _FIRST_WORD.match(command).group()  # type: ignore[union-attr]  # command is trimmed, not empty
+        self.diagnostics.append(
+            warning(
+                Span(i, col, i, col + len(word)),
+                "orphan_option",
+                f"'{_shown(command)}' starts with '{_shown(word, 20)}': this line runs as a command of its own, not "
+                "as options of the command above it (lines are never joined); put the options on that command's line",
+                data={"option": word},
+            )
+        )
+
+    def _shell_lints(self, i: int, col: int, t: str, command: str, visible: str) -> None:
+        """``bashism`` and ``shell_syntax`` of ``command`` (what the runner gets from the line ``t``, which starts
+        at column ``col``); ``visible`` is ``t`` with the heredoc operator and marker blanked out."""
+        if _SIMPLE.fullmatch(command) is not None:
+            return
+        if self.shell == "sh":
+            hidden = (
+                _QUOTED.sub(_blanked, visible) if ("'" in visible or '"' in visible or "\\" in visible) else visible
+            )
+            found: dict[str, int] = {}  # the first of each construct (a line of many gets one warning per kind)
+            for m in _BASHISM.finditer(hidden):
+                group = 1 if m.group(1) is not None else 2
+                found.setdefault(m.group(group), m.start(group))
+            for construct, at in found.items():
+                start = col + at
+                self.diagnostics.append(
+                    warning(
+                        Span(i, start, i, start + len(construct)),
+                        "bashism",
+                        f"'{construct}' is bash-only syntax and the runner is /bin/sh: "
+                        f"{_BASHISM_INSTEAD[construct]}; or run the script with bash: "
+                        f"script.runner = {BASH_RUNNER} in your own config ($XDG_CONFIG_HOME/heredoc-lsp/config.toml) "
+                        "or your editor's user settings",
+                        data={"construct": construct},
+                    )
+                )
+            if found:
+                return  # (dash may also reject the line: the bashism says why and what to write)
+        if len(command) > SHELL_SYNTAX_MAX:
+            return
+        reason = incomplete(command, dialect="sh" if self.shell == "sh" else "bash")
+        if reason is None:
+            return
+        reason = reason.removesuffix(" (opened on line 1)")  # (the command is one line)
+        shell = "/bin/sh (dash)" if self.shell == "sh" else "bash"
+        hint = (
+            "give the heredoc to the command itself (\"git commit -F - <<'EOF'\") or finish the command on this line"
+            if command is not t
+            else "finish the command on this line, or feed a multi-line script to a shell through a heredoc "
+            "(\"sh <<'EOF'\")"
+        )
+        self.diagnostics.append(
+            warning(
+                Span(i, col, i, col + len(t)),
+                "shell_syntax",
+                f"'{_shown(command)}' is not complete shell on its own for {shell}: {reason}. Every line runs in a "
+                f"shell of its own, so nothing it opens can be closed on a later line; {hint}",
+                data={"reason": reason, "shell": self.shell},
+            )
+        )
+
+    def _opener_lints(self, row: _Row, t: str) -> None:
+        """``orphan_option``, ``background_stdin``, ``bashism`` and ``shell_syntax`` of a heredoc command line."""
+        i = row.line
+        col = row.col
+        if t[0] == "-":
+            self._orphan_option(i, col, t)
+        if self.shell is None:
+            return
+        op_at, _op_len, marker_at, quote, cmd_len = row.layout(self.lines[i])
+        marker_end = marker_at + len(row.marker) + (1 if quote else 0)
+        text = t[:cmd_len]
+        tail = t[row.tail :] if row.tail else ""
+        if tail:
+            end = len(tail.rstrip(BLANK_CHARS))
+            if tail[end - 1] == "&" and (end < 2 or tail[end - 2] not in "&|<>\\"):
+                at = col + row.tail + end - 1
+                self.diagnostics.append(
+                    warning(
+                        Span(i, at, i, at + 1),
+                        "background_stdin",
+                        f"'{_shown(t)}' runs in the background ('&' at the end): the shell gives a background "
+                        "command /dev/null as stdin, so the heredoc body never reaches it; remove the '&'",
+                        data={"ampersand_col": at},
+                    )
+                )
+        command = f"{text} {tail}" if tail and text else text or tail
+        if not _needs_shell_look(command):
+            return
+        visible = t[:op_at] + " " * (marker_end - op_at) + t[marker_end:]
+        self._shell_lints(i, col, t, command, visible)
+
+    def _early_close(self, i: int, line: str, t: str) -> None:
+        """``early_close`` when a heredoc with the marker ``t`` was closed before line ``i`` (its body held its own
+        marker, so the lines after it ran as commands)."""
+        row = self.closed.get(t)
+        earlier = self.earlier
+        if row is None:
+            if earlier is None:
+                return
+            at = earlier._openers.get(t, ())
+            k = bisect_left(at, self.start)
+            if k == 0:
+                return
+            row = earlier._row_at(at[k - 1])
+        lines = self.lines
+        opener = row.line
+        closed = row.terminator
+        marker_col = row.col + row.layout(lines[opener])[2]
+        close_text = lines[closed]
+        close_col = len(close_text) - len(close_text.lstrip(BLANK_CHARS))
+        col = len(line) - len(line.lstrip(BLANK_CHARS))
+        self.diagnostics.append(
+            warning(
+                Span(i, col, i, col + len(t)),
+                "early_close",
+                f"'{_shown(t)}' closes no heredoc: the heredoc opened at line {opener + 1} already ended at line "
+                f"{closed + 1}, a body line equal to its marker, so the lines after that run as commands; give the "
+                "heredoc a marker that occurs in no line of its body",
+                related=(
+                    Related(Span(opener, marker_col, opener, marker_col + len(t)), f"heredoc '{t}' opened here"),
+                    Related(
+                        Span(closed, close_col, closed, close_col + len(t)),
+                        f"its body ended here, at a line '{t}'",
+                    ),
+                ),
+                data={"marker": t, "opener_line": opener, "closed_line": closed},
+            )
+        )
 
     def _line_continuation(self, i: int, col: int, t: str) -> None:
         """Warn when ``t`` ends in an unescaped backslash that is not inside a ``#`` shell comment."""
@@ -1121,8 +1427,11 @@ def reparse(
     edit: LineEdit,
     schemas: Mapping[str, CommandSchema] | None = None,
     compat: str | None = None,
+    *,
+    shell: str | None = "sh",
 ) -> Reparse:
-    """``parse_cli(lines, schemas, compat)`` computed from ``old``, the parse of the text before ``edit``.
+    """``parse_cli(lines, schemas, compat, shell=shell)`` computed from ``old``, the parse of the text before
+    ``edit``.
 
     1. Re-scan from the nearest safe line before the edit (:meth:`CliScript.resume_line`);
     2. stop as soon as the new scan is outside every heredoc at a line ``m`` past the edit whose old counterpart
@@ -1132,9 +1441,10 @@ def reparse(
        moved by ``delta`` lines.
 
     Cases that depend on text beyond the window scan everything from the restart line: lines that look ahead
-    (``possible_heredoc``, ``invalid_marker``), and, when lines moved, old rows after the window with diagnostics
-    or structured bodies (their messages and data quote absolute line numbers). ``schemas`` and ``compat`` must be
-    the ones ``old`` was parsed with.
+    (``possible_heredoc``, ``invalid_marker``); when lines moved, old rows after the window with diagnostics
+    or structured bodies (their messages and data quote absolute line numbers); and a window whose closed heredocs
+    changed while a blank-free command line after it may be an ``early_close`` of one of them (it looks back).
+    ``schemas``, ``compat`` and ``shell`` must be the ones ``old`` was parsed with.
     """
     lines = lines if isinstance(lines, tuple) else tuple(lines)
     n = len(lines)
@@ -1147,7 +1457,7 @@ def reparse(
     resume = old.resume_line(min(edit.start, old_n))
 
     def rest() -> Reparse:
-        return Reparse(reparse_cli(old, lines, resume, schemas, compat), resume, n, delta, True)
+        return Reparse(reparse_cli(old, lines, resume, schemas, compat, shell=shell), resume, n, delta, True)
 
     if old.start_line != 0 or resume > edit.start:
         return rest()
@@ -1160,7 +1470,7 @@ def reparse(
             return rest()  # no old item start left: scan to the end
         meet_old = old_starts[k]
         meet = meet_old + delta
-        scan = parse_cli(lines[:meet], schemas, compat, start_line=resume)
+        scan = parse_cli(lines[:meet], schemas, compat, start_line=resume, shell=shell, earlier=old)
         if scan._lookahead:
             return rest()
         open_marker = next(
@@ -1180,6 +1490,19 @@ def reparse(
     suffix_starts = old_starts[k:]
     suffix_diags = old_diags[_first_at(old_diags, meet_old) :]
     suffix_lookahead = tuple(x for x in old._lookahead if x >= meet_old)
+    suffix_bare = old._bare[bisect_left(old._bare, meet_old) :]
+    if suffix_bare:
+        # A blank-free command line after the window is an `early_close` when a heredoc with its marker was closed
+        # before it: when the window's last closed heredoc of a marker changed, such lines must be looked at again.
+        before = _last_closed(old_rows[bisect_left(old_starts, resume) : k])
+        after = _last_closed(scan._rows)
+        if delta:
+            # (a marker whose heredoc moved or went away had `early_close` lines after it: they fall back below)
+            changed = after.keys() - before.keys()
+        else:
+            changed = {m for m in before.keys() | after.keys() if before.get(m) != after.get(m)}
+        if changed and any(old.lines[x].strip(BLANK_CHARS) in changed for x in suffix_bare):
+            return rest()
     if delta:
         if suffix_diags or suffix_lookahead:
             return rest()  # their messages and data quote absolute line numbers: moving them is not enough
@@ -1188,6 +1511,7 @@ def reparse(
             return rest()
         suffix_rows = moved
         suffix_starts = [x + delta for x in suffix_starts]
+        suffix_bare = tuple(x + delta for x in suffix_bare)
     k_prefix = bisect_left(old_starts, resume)
     script = CliScript(
         lines=lines,
@@ -1196,6 +1520,15 @@ def reparse(
         _rows=(*old_rows[:k_prefix], *scan._rows, *suffix_rows),
         _lookahead=tuple(x for x in old._lookahead if x < resume) + scan._lookahead + suffix_lookahead,
         _schemas=schemas,
+        _openers=_joined_openers(
+            old._openers,
+            resume,
+            scan._openers,
+            meet_old,
+            delta,
+            {r.marker for r in old_rows[k_prefix:k] if isinstance(r, _Row)} | scan._openers.keys(),
+        ),
+        _bare=old._bare[: bisect_left(old._bare, resume)] + scan._bare + tuple(suffix_bare),
     )
     script._cache["starts"] = old_starts[:k_prefix] + scan._starts() + suffix_starts
     return Reparse(script, resume, meet, delta, False)
