@@ -220,4 +220,9 @@ def test_binary_and_huge_input_is_linear() -> None:
 
 def test_record_fields() -> None:
     (h,) = scan("cat <<-'EOF'\n\tx\n\tEOF\n").heredocs
-    assert h == ShellHeredoc(0, 4, "EOF", True, True, 1, 2, True, False, False)
+    assert h == ShellHeredoc(0, 4, "EOF", True, True, 1, 2, True, False, False, "cat", 7, 12)
+
+
+def test_heredoc_command_text() -> None:
+    text = "X=1 chatroom handoff --to b << 'END' | tee x\nbody\nEND\n>out cat <<A; <<B cat\na\nA\nb\nB\n"
+    assert [h.command for h in scan(text).heredocs] == ["X=1 chatroom handoff --to b", "cat", ""]

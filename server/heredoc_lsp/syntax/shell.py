@@ -73,6 +73,9 @@ class ShellHeredoc:
     closed: bool
     glued: bool = False
     in_substitution: bool = False
+    command: str = ""  # the simple command's text before the operator (assignments included)
+    word_column: int = 0  # the marker word as written (quotes included) on the operator's line
+    word_end_column: int = 0
 
 
 @record
@@ -110,6 +113,7 @@ class _Frame:
 
     __slots__ = (
         "cmd_seen",
+        "cmd_start",
         "empty",
         "first_word",
         "in_word",
@@ -143,7 +147,46 @@ class _Frame:
         self.word_plain = True
         self.word_target = False
         self.nwords = 0  # words of the current simple command
+        self.cmd_start = 0  # where the current simple command's first word starts
         self.first_word = ""
+
+
+class _Pending:
+    """A heredoc operator whose body is still to be read."""
+
+    __slots__ = ("col", "command", "in_sub", "line", "marker", "quoted", "strip", "word_col", "word_end_col")
+
+    def __init__(
+        self,
+        line: int,
+        col: int,
+        marker: str,
+        quoted: bool,
+        strip: bool,
+        in_sub: bool,
+        command: str,
+        word_col: int,
+        word_end_col: int,
+    ) -> None:
+        self.line, self.col, self.marker, self.quoted, self.strip = line, col, marker, quoted, strip
+        self.in_sub, self.command, self.word_col, self.word_end_col = in_sub, command, word_col, word_end_col
+
+    def done(self, body_start: int, body_end: int, closed: bool, glued: bool = False) -> ShellHeredoc:
+        return ShellHeredoc(
+            self.line,
+            self.col,
+            self.marker,
+            self.quoted,
+            self.strip,
+            body_start,
+            body_end,
+            closed,
+            glued,
+            self.in_sub,
+            self.command,
+            self.word_col,
+            self.word_end_col,
+        )
 
 
 class _Stop(Exception):
@@ -159,7 +202,7 @@ class _Lexer:
         self.line = 0
         self.stack: list[_Frame] = [_Frame("cmd", "top", 0)]
         self.heredocs: list[ShellHeredoc] = []
-        self.pending: list[tuple[int, int, str, bool, bool, bool]] = []
+        self.pending: list[_Pending] = []
         self.strays: list[Stray] = []
         self.closed_markers: dict[str, int] = {}
         self.error: str | None = None
@@ -308,6 +351,8 @@ class _Lexer:
             frame.in_word, frame.word_start, frame.word_plain = True, i, True
             frame.word_target = bool(frame.redirect)
             frame.redirect = ""
+            if frame.start and not frame.word_target:
+                frame.cmd_start = i
 
     def array_allowed(self, frame: _Frame) -> bool:
         """``NAME=(`` is an array where an assignment may stand: before the command word, or as an argument of a
@@ -739,9 +784,22 @@ class _Lexer:
             self.count_lines(j, k)
         if len(self.pending) + len(self.heredocs) >= MAX_HEREDOCS:
             raise self.give_up()
-        col = i - (text.rfind("\n", 0, i) + 1)
+        line_start = text.rfind("\n", 0, i) + 1
         in_sub = any(f.opener in ("$(", "<(", ">(") for f in self.stack)
-        self.pending.append((self.line, col, "".join(parts), quoted, strip, in_sub))
+        command = "" if frame.start else text[frame.cmd_start : i].strip(" \t")
+        self.pending.append(
+            _Pending(
+                self.line,
+                i - line_start,
+                "".join(parts),
+                quoted,
+                strip,
+                in_sub,
+                command,
+                j - line_start,
+                k - line_start,
+            )
+        )
         frame.cmd_seen, frame.empty = True, False
         if frame.need in _PIPES:
             frame.need = ""
@@ -750,7 +808,8 @@ class _Lexer:
     def read_bodies(self) -> None:
         """``self.i`` is just after a newline token: read the pending bodies in order."""
         text, n = self.text, self.n
-        for line, col, marker, quoted, strip, in_sub in self.pending:
+        for op in self.pending:
+            marker, quoted, strip = op.marker, op.quoted, op.strip
             body_start = self.line
             pos = self.i
             closed = False
@@ -769,28 +828,22 @@ class _Lexer:
                     row = row.lstrip("\t")
                 if row == marker:
                     closed = True
-                    self.heredocs.append(
-                        ShellHeredoc(line, col, marker, quoted, strip, body_start, self.line, True, False, in_sub)
-                    )
+                    self.heredocs.append(op.done(body_start, self.line, True))
                     self.closed_markers[marker] = len(self.heredocs) - 1
                     pos = logical_end + 1
                     self.line += 1
                     break
-                if self.bash and in_sub and row.startswith(marker) and row[len(marker) : len(marker) + 1] == ")":
+                if self.bash and op.in_sub and row.startswith(marker) and row[len(marker) : len(marker) + 1] == ")":
                     # bash ends the body here inside $( ) (with a warning); the `)` is read as shell again.
                     closed = True
-                    self.heredocs.append(
-                        ShellHeredoc(line, col, marker, quoted, strip, body_start, self.line, True, True, in_sub)
-                    )
+                    self.heredocs.append(op.done(body_start, self.line, True, True))
                     pos = pos + (len(text[pos:logical_end]) - len(row)) + len(marker)
                     break
                 pos = logical_end + 1
                 if logical_end < n:
                     self.line += 1
             if not closed:
-                self.heredocs.append(
-                    ShellHeredoc(line, col, marker, quoted, strip, body_start, self.line_total(), False, False, in_sub)
-                )
+                self.heredocs.append(op.done(body_start, self.line_total(), False))
                 pos = n
             self.i = min(pos, n)
         self.pending.clear()
@@ -953,9 +1006,9 @@ class _Lexer:
             self.step_dbracket_end(frame)
         if self.pending:
             # A heredoc on the last line with no newline after it: its body is empty and unclosed.
-            for line, col, marker, quoted, strip, in_sub in self.pending:
-                total = self.line_total()
-                self.heredocs.append(ShellHeredoc(line, col, marker, quoted, strip, total, total, False, False, in_sub))
+            total = self.line_total()
+            for op in self.pending:
+                self.heredocs.append(op.done(total, total, False))
             self.pending.clear()
         frame = self.stack[-1]
         if len(self.stack) == 1:
