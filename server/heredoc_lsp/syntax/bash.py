@@ -177,7 +177,9 @@ def _not_alone(lines: tuple[str, ...], h: ShellHeredoc, n: int, *, glued: bool) 
         else f"bash only ends the body at a line that is exactly '{marker}', so it never ends"
     )
     if rest.startswith(";"):
-        then = f"drop the ';' (the end of the line ends the command){' and put the rest on the next line' if rest[1:].strip(' ') else ''}"
+        then = "drop the ';' (the end of the line ends the command)"
+        if rest[1:].strip(" "):
+            then += " and put the rest on the next line"
     else:
         then = f"put '{rest}' on the next line"
     return error(
