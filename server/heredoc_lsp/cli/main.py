@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, str] = {
     "agent": "agent",
     "lsp": "lsp",
     "rule": "rule",
+    "guard": "guard",
 }
 
 
@@ -65,6 +66,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     args = None
+    if words and words[0] == "guard":  # a hook before every shell call of an agent: no argparse (start-up time)
+        from heredoc_lsp.cli.guard import main as guard_main  # deferred: guard start-up
+
+        fast = guard_main(words[1:])
+        if fast is not None:
+            return fast
     if words and words[0] == "check":  # the common case, parsed without argparse (start-up time)
         from heredoc_lsp.cli.check import simple_args  # deferred: check start-up
 
