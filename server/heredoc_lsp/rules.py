@@ -392,6 +392,31 @@ _RULES: tuple[Rule, ...] = (
         "=== HEADER ===\nSession: xyz\nSequence: 0",
         "",
     ),
+    # -- shell commands (heredoc-lsp guard, check --language bash: bash's rules, docs/guard.md) ---------------------
+    Rule(
+        "inexact_terminator",
+        "error",
+        "bash",
+        "A line meant to end a heredoc that is not exactly its marker (indented, trailing blanks, a carriage return).",
+        "bash ends a heredoc only at a line that is exactly its marker (`<<-` strips leading tabs, not spaces). An "
+        "indented `  EOF`, `EOF ` or `EOF\\r` is body text, so the body runs to the end of the command and nothing "
+        "after it runs. (In a `.cli` script the line is trimmed, so the same line does end the body there.) Fix: "
+        "write the line as exactly the marker, at the start of the line (`heredoc-lsp guard --rewrite` does).",
+        "python3 - <<'PY'\nprint('hi')\n  PY",
+        "",
+    ),
+    Rule(
+        "terminator_not_alone",
+        "error",
+        "bash",
+        "A heredoc's marker followed by more shell on the line meant to end it (`EOF)`, `EOF;`, `EOF |`).",
+        "bash ends a heredoc only at a line that is exactly its marker, so `EOF)` is body text and the body runs "
+        "on. Inside `$( )` bash 5 ends the body at `EOF)` with a warning, while dash, zsh and older bash read on: "
+        "the command works in one shell and breaks in another. Fix: put the marker alone on its line and the rest "
+        "(`)`) on the next line (`heredoc-lsp guard --rewrite` does).",
+        'echo "$(cat <<EOF\nhello\nEOF)"',
+        "",
+    ),
     # -- any file ---------------------------------------------------------------------------------------------------
     Rule(
         "invalid_encoding",
