@@ -13,6 +13,8 @@ each at the line that shows the problem:
   on);
 - ``early_close``: a later command line that is a closed heredoc's marker alone: the body held its marker, the
   lines after it ran as commands;
+- ``orphan_option``: a line whose command word starts with ``-``: an option meant for the command above, which
+  bash runs as a command of its own;
 - ``shell_syntax``: not valid bash (syntax/shell.py), unless an unclosed heredoc above explains it;
 - the structured-body codes (syntax/params.py) for heredocs of configured commands (never guessed without a
   configuration here: a command's body is only checked when its command is configured).
@@ -69,6 +71,16 @@ def parse_bash(text: str, schemas: Mapping[str, CommandSchema] | None = None) ->
     strays: dict[int, list[int]] = {}
     for stray in found.strays:
         strays.setdefault(stray.heredoc, []).append(stray.line)
+    explained = False
+    if found.error is not None and found.error_line is not None:
+        # The lexer stopped (e.g. at a quote in what was meant as body text): a later line that is a closed
+        # heredoc's marker alone still shows the body held its marker.
+        for k, h in enumerate(found.heredocs):
+            if h.closed and not h.glued and k not in strays and h.body_end < found.error_line:
+                later = [n for n in range(found.error_line, len(lines)) if lines[n].strip(" \t") == h.marker]
+                if later:
+                    strays[k] = later
+                    explained = True
     for k, h in enumerate(found.heredocs):
         if not h.closed:
             any_unclosed = True
@@ -80,7 +92,18 @@ def parse_bash(text: str, schemas: Mapping[str, CommandSchema] | None = None) ->
                 out.append(_early_close(lines, h, strays[k]))
             if schemas:
                 out.extend(_structured(lines, h, schemas))
-    if found.error is not None and not any_unclosed:
+    for n in found.orphans:
+        word = lines[n].strip(" \t").split(" ", 1)[0]
+        out.append(
+            error(
+                Span.of_line(n, lines[n]),
+                "orphan_option",
+                f"Line {n + 1} starts with the option '{_shown(word)}': bash runs it as a command of its own, and "
+                "the command above runs without it. Move the option onto its command's line (before the heredoc "
+                "operator '<<').",
+            )
+        )
+    if found.error is not None and not any_unclosed and not explained:
         line = found.error_line if found.error_line is not None else 0
         row = lines[line] if line < len(lines) else ""
         out.append(

@@ -92,6 +92,7 @@ class Scan:
 
     heredocs: tuple[ShellHeredoc, ...]
     strays: tuple[Stray, ...]
+    orphans: tuple[int, ...]  # lines whose first command word starts with '-' (an option meant for a command above)
     error: str | None
     error_line: int | None
     gave_up: bool
@@ -204,6 +205,7 @@ class _Lexer:
         self.heredocs: list[ShellHeredoc] = []
         self.pending: list[_Pending] = []
         self.strays: list[Stray] = []
+        self.orphans: list[int] = []
         self.closed_markers: dict[str, int] = {}
         self.error: str | None = None
         self.error_line: int | None = None
@@ -229,6 +231,7 @@ class _Lexer:
         return Scan(
             heredocs=tuple(self.heredocs),
             strays=tuple(self.strays),
+            orphans=tuple(self.orphans),
             error=self.error,
             error_line=self.error_line,
             gave_up=self.gave_up,
@@ -403,6 +406,13 @@ class _Lexer:
             if word in (_RESERVED_BASH if self.bash else _RESERVED_SH) or word in ("{", "}", "!"):
                 self.reserved(word, frame)
                 return
+            if (
+                word[:1] == "-"
+                and len(word) > 1
+                and len(self.orphans) < MAX_HEREDOCS
+                and self.starts_line(frame.word_start)
+            ):
+                self.orphans.append(self.line)
             stray_of = self.closed_markers.get(word)
             if (
                 stray_of is not None
@@ -423,6 +433,10 @@ class _Lexer:
         if frame.need in _PIPES or frame.need == "function":
             frame.need = ""
         frame.empty = False
+
+    def starts_line(self, start: int) -> bool:
+        text = self.text
+        return not text[text.rfind("\n", 0, start) + 1 : start].strip(" \t")
 
     def alone_on_line(self, start: int, end: int) -> bool:
         text = self.text
