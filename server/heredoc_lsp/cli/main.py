@@ -71,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         fast = guard_main(words[1:])
         if fast is not None:
+            if argv is None:
+                _exit_now(fast)  # as for check: no teardown of what the process built
             return fast
     if words and words[0] == "check":  # the common case, parsed without argparse (start-up time)
         from heredoc_lsp.cli.check import simple_args  # deferred: check start-up
@@ -89,13 +91,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
-    if argv is None and args.subcommand == "check":
+    if argv is None and args.subcommand in ("check", "guard"):
         _exit_now(code)
     return code
 
 
 def _exit_now(code: int) -> None:
-    """End a ``check`` process without freeing what it built: the parse of a 100k-line file is hundreds of
+    """End a ``check`` (or ``guard``) process without freeing what it built: the parse of a 100k-line file is hundreds of
     thousands of objects, and freeing them one by one (then the modules) took 3-5 ms of a 75 ms run. Only for
     the process entry points (``argv`` None): ``check`` writes nothing after this, holds no temporary files and
     registers no exit handlers; both output streams are flushed first."""
