@@ -98,9 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _exit_now(code: int) -> None:
     """End a ``check`` (or ``guard``) process without freeing what it built: the parse of a 100k-line file is
-    hundreds of thousands of objects, and freeing them one by one (then the modules) took 3-5 ms of a 75 ms run. Only for
-    the process entry points (``argv`` None): ``check`` writes nothing after this, holds no temporary files and
-    registers no exit handlers; both output streams are flushed first."""
+    hundreds of thousands of objects, and freeing them one by one (then the modules) took 3-5 ms of a 75 ms run.
+    Only for the process entry points (``argv`` None): ``check`` and ``guard`` write nothing after this, hold no
+    temporary files and register no exit handlers; both output streams are flushed first."""
     import os  # deferred: check start-up
 
     for stream in (sys.stdout, sys.stderr):
