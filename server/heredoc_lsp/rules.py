@@ -411,7 +411,8 @@ _RULES: tuple[Rule, ...] = (
         "bash",
         "A heredoc's marker followed by more shell on the line meant to end it (`EOF)`, `EOF;`, `EOF |`).",
         "bash ends a heredoc only at a line that is exactly its marker, so `EOF)` is body text and the body runs "
-        "on. Inside `$( )` bash 5 ends the body at `EOF)` with a warning, while dash, zsh and older bash read on: "
+        'on. Inside `$( )` bash 5 ends the body at `EOF)` with a warning ("delimited by end-of-file"), while dash '
+        "reads on: "
         "the command works in one shell and breaks in another. Fix: put the marker alone on its line and the rest "
         "(`)`) on the next line (`heredoc-lsp guard --rewrite` does).",
         'echo "$(cat <<EOF\nhello\nEOF)"',

@@ -9,8 +9,7 @@ each at the line that shows the problem:
 - ``inexact_terminator``: the body was meant to end at a line that is the marker but for blanks around it or a
   ``\\r`` (indented without ``<<-``, indented with spaces under ``<<-``, trailing blanks); bash read on to the end;
 - ``terminator_not_alone``: the marker followed by more shell (``EOF)``, ``EOF;``, ``EOF |``) on the line meant to
-  close the body; bash reads on (inside ``$( )`` bash 5 stops there with a warning; dash, zsh and older bash read
-  on);
+  close the body; bash reads on (inside ``$( )`` bash 5 stops there with a warning; dash reads on);
 - ``early_close``: a later command line that is a closed heredoc's marker alone: the body held its marker, the
   lines after it ran as commands;
 - ``orphan_option``: a line whose command word starts with ``-``: an option meant for the command above, which
@@ -195,7 +194,7 @@ def _not_alone(lines: tuple[str, ...], h: ShellHeredoc, n: int, *, glued: bool) 
     core = row.lstrip("\t") if h.strip_tabs else row
     rest = _shown(core.lstrip(" \t")[len(h.marker) :].strip(" \t"))
     how = (
-        "bash 5 ends the body there only with a warning, dash, zsh and older bash read on"
+        "bash 5 ends the body there only with a warning ('delimited by end-of-file') and dash reads on"
         if glued
         else f"bash only ends the body at a line that is exactly '{marker}', so it never ends"
     )
