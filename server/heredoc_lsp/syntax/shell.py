@@ -406,6 +406,10 @@ class _Lexer:
             if word in (_RESERVED_BASH if self.bash else _RESERVED_SH) or word in ("{", "}", "!"):
                 self.reserved(word, frame)
                 return
+            if self.bash and (word in ("time", "coproc") or (word == "-p" and frame.need == "time")):
+                # Prefixes of a pipeline: the next word is in command position still (`time { ...; }`).
+                frame.need, frame.cmd_seen, frame.empty = ("time" if word != "coproc" else "coproc"), True, False
+                return
             if (
                 word[:1] == "-"
                 and len(word) > 1
@@ -430,7 +434,7 @@ class _Lexer:
             frame.nwords = 0
         frame.start = False
         frame.cmd_seen = True
-        if frame.need in _PIPES or frame.need == "function":
+        if frame.need in _PIPES or frame.need in ("function", "time", "coproc"):
             frame.need = ""
         frame.empty = False
 
@@ -585,7 +589,7 @@ class _Lexer:
         text, i = self.text, self.i
         two = text[i : i + 2]
         three = text[i : i + 3]
-        if frame.redirect:
+        if frame.redirect and not (self.bash and two in ("<(", ">(")):  # `done < <(cmd)`: the target is a word
             raise self.fail(f"'{frame.redirect}' needs a file name after it")
         heads = ("case_word", "case_in", "for_name", "function_name")
         if frame.phase in heads and c in ";&|<>(" and not (c == "(" and frame.phase == "for_name" and self.bash):
@@ -602,7 +606,8 @@ class _Lexer:
                 # Process substitution: a word of its own.
                 self.i = i + 2
                 frame.in_word, frame.word_start, frame.word_plain = True, i, False
-                frame.word_target = False
+                frame.word_target = bool(frame.redirect)
+                frame.redirect = ""
                 self.push(_Frame("cmd", two, self.line))
                 return
             for op in (">>", ">&", ">|", "<&", "<>", "<", ">"):
@@ -898,7 +903,7 @@ class _Lexer:
             self.stack.pop()
         elif c == "{":
             self.i = i + 1
-        elif c == "'" and frame.phase != "dq":
+        elif c == "'" and (frame.phase != "dq" or self.bash):  # bash quotes with ' in "${x:-'a'}" too
             self.i = i + 1
             self.skip_single_quote(ansi=False)
         elif c == '"':
@@ -1004,8 +1009,7 @@ class _Lexer:
             self.i = i + 1
             self.line += 1
         elif c in "()<>!&|;":
-            if c == ";" or (c == "&" and not text.startswith("&&", i)) or (c == "|" and not text.startswith("||", i)):
-                raise self.fail(f"'[[' without ']]' before '{c}'", frame.line)
+            # Operators of the test, or parts of a `=~` regular expression (`^(a|b)$`): never an error here.
             self.i = i + (2 if text.startswith(("&&", "||"), i) else 1)
         else:
             frame.in_word, frame.word_start, frame.word_plain = True, i, True
@@ -1028,7 +1032,7 @@ class _Lexer:
         if len(self.stack) == 1:
             if frame.redirect:
                 raise self.fail(f"'{frame.redirect}' needs a file name after it")
-            if frame.need and not (frame.need == "!" and self.bash):
+            if frame.need and not (frame.need in ("!", "time") and self.bash):
                 raise self.fail(f"'{frame.need}' needs a command after it")
             return
         message = self.open_message(frame)
