@@ -115,7 +115,11 @@ def guard(fmt: str, rewrite: bool) -> int:
         sys.stderr.write(f"heredoc-lsp guard: internal error, command not checked: {_one_line(repr(exc))}\n")
         return 1
     if answer is not None:
-        sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
+        try:
+            sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+        except OSError:  # the agent stopped reading (a closed pipe)
+            return 1
     return 0
 
 
