@@ -357,3 +357,13 @@ def test_check_stdin_as_bash_in_every_format(cli: Runner, fmt: str) -> None:
 def test_check_text_lines_of_bash(cli: Runner) -> None:
     result = cli("check", "-", "--language", "bash", stdin=CASES["indented-terminator-python"]["command"])
     assert result.stdout.startswith("<stdin>:4:1: error[inexact_terminator] Line 4 is indented")
+
+
+def test_parse_stdin_as_bash(cli: Runner) -> None:
+    result = cli("parse", "-", "--language", "bash", stdin=CASES["commit-message-unquoted-marker"]["command"])
+    assert result.returncode == 0, result.stderr
+    tree = json.loads(result.stdout)
+    assert tree["language"] == "bash" and tree["diagnostics"] == []
+    assert tree["heredocs"] == [
+        {"line": 1, "command": "cat", "marker": "EOF", "stdin": ["Release $VERSION", "", "- notes"]}
+    ]
