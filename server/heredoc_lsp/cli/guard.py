@@ -127,8 +127,8 @@ def read_event(fd: int, limit: int = MAX_EVENT_BYTES, timeout: float = READ_TIME
     """At most ``limit`` bytes of stdin, up to its end; raises :class:`GuardError` past the limit or the time."""
     if os.isatty(fd):
         raise GuardError("reads one hook event as JSON on standard input (see 'heredoc-lsp guard --help')")
-    import select  # deferred: guard start-up is measured; select is small but only needed here
-    import time  # deferred: as above
+    import select  # deferred: check start-up (guard: only to read an event)
+    import time  # deferred: check start-up (guard: only to read an event)
 
     chunks: list[bytes] = []
     size = 0
@@ -251,10 +251,10 @@ def _schemas(cwd: str | None) -> Mapping[str, CommandSchema]:
     config/load.py); none when no config file may apply or the config is broken."""
     if not cwd or not os.path.isabs(cwd) or not os.path.isdir(cwd) or not _may_have_config(cwd):
         return {}
-    from pathlib import Path  # deferred: guard start-up (only with a config file near)
+    from pathlib import Path  # deferred: check start-up (guard: only with a config file near)
 
-    from heredoc_lsp.config.load import ConfigResolver  # deferred: guard start-up (only with a config file near)
-    from heredoc_lsp.config.model import ConfigError  # deferred: guard start-up (only with a config file near)
+    from heredoc_lsp.config.load import ConfigResolver  # deferred: check start-up (guard: only with a config file near)
+    from heredoc_lsp.config.model import ConfigError  # deferred: check start-up (guard: only with a config file near)
 
     try:
         return ConfigResolver().config_for(Path(cwd) / "command.sh").commands

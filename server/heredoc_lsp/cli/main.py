@@ -67,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     args = None
     if words and words[0] == "guard":  # a hook before every shell call of an agent: no argparse (start-up time)
-        from heredoc_lsp.cli.guard import main as guard_main  # deferred: guard start-up
+        from heredoc_lsp.cli.guard import main as guard_main  # deferred: check start-up (guard: routed before argparse)
 
         fast = guard_main(words[1:])
         if fast is not None:

@@ -230,8 +230,8 @@ def _early_close(lines: tuple[str, ...], h: ShellHeredoc, stray_lines: list[int]
 
 
 def _structured(lines: tuple[str, ...], h: ShellHeredoc, schemas: Mapping[str, CommandSchema]) -> list[Diagnostic]:
-    from heredoc_lsp.syntax.params import parse_params  # deferred: guard start-up (configured commands only)
-    from heredoc_lsp.syntax.schema import lookup_schema  # deferred: guard start-up (configured commands only)
+    from heredoc_lsp.syntax.params import parse_params  # deferred: check start-up (guard: configured commands only)
+    from heredoc_lsp.syntax.schema import lookup_schema  # deferred: check start-up (guard: configured commands only)
 
     schema = lookup_schema(schemas, h.command) if h.command else None
     if schema is None:
