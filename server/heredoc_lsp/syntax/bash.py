@@ -151,6 +151,16 @@ def _opener(h: ShellHeredoc) -> Related:
 
 
 def _unclosed(lines: tuple[str, ...], h: ShellHeredoc) -> Diagnostic:
+    if h.cut:
+        return error(
+            _marker_span(h),
+            "unclosed_heredoc",
+            f"Unclosed heredoc starting at line {h.line + 1}: the '$( )' holding '<<{_shown(h.marker)}' closes on "
+            'the same line, before its body: bash reads the body only with a warning ("unterminated here-document") '
+            f"and dash runs its lines as commands. Put the body and the line '{_shown(h.marker)}' inside the '$( )', "
+            "before its ')'.",
+            data={"marker": h.marker, "opener_line": h.line},
+        )
     miss = near_miss(lines, h)
     if miss is not None:
         n, kind = miss
