@@ -367,3 +367,20 @@ def test_parse_stdin_as_bash(cli: Runner) -> None:
     assert tree["heredocs"] == [
         {"line": 1, "command": "cat", "marker": "EOF", "stdin": ["Release $VERSION", "", "- notes"]}
     ]
+
+
+def test_the_session_in_the_docs_is_what_the_guard_answers(cli: Runner) -> None:
+    """docs/guard.md's session: each event (a `json` block after a line naming the command) gets the answer shown
+    below it, or none."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "guard.md").read_text(encoding="utf-8")
+    session = doc.split("\n## A session\n", 1)[1].split("\n## ", 1)[0]
+    steps = session.split("\n**")[1:]
+    assert len(steps) >= 5
+    for step in steps:
+        args = step.split("`heredoc-lsp guard", 1)[1].split("`", 1)[0].split()
+        blocks = [b.split("\n```", 1)[0] for b in step.split("```json\n")[1:]]
+        result = guard(cli, blocks[0], *args)
+        if len(blocks) == 1:
+            assert answer(result) is None, step[:60]
+        else:
+            assert answer(result) == json.loads(blocks[1]), step[:60]
