@@ -11,6 +11,8 @@ class Language(str, enum.Enum):
     PARAMS = "params"
     INBOX = "inbox"
     OUTBOX = "outbox"
+    # A shell command read as bash runs it (docs/guard.md): only by ``--language bash``, never from a file name.
+    BASH = "bash"
 
 
 _BY_LANGUAGE_ID: dict[str, Language] = {

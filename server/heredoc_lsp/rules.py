@@ -32,7 +32,7 @@ _RULES: tuple[Rule, ...] = (
     Rule(
         "unclosed_heredoc",
         "error",
-        "cli",
+        "cli, bash",
         "A heredoc opener whose marker line never comes.",
         "The body of `cmd <<MARKER` runs to the first line that trims to MARKER. Without one, the rest of the file "
         "would be stdin of that command, so the script runs nothing.",
@@ -112,7 +112,7 @@ _RULES: tuple[Rule, ...] = (
     Rule(
         "early_close",
         "warning",
-        "cli",
+        "cli, bash",
         "A command line equal to the marker of a heredoc closed before it.",
         "A heredoc body ends at its first line that trims to the marker, indented or not. When the body itself holds "
         "such a line, the heredoc ends there and the rest of the intended body runs as commands, line by line, up to "
@@ -125,7 +125,7 @@ _RULES: tuple[Rule, ...] = (
     Rule(
         "shell_syntax",
         "warning",
-        "cli",
+        "cli, bash",
         "A command line that is not complete shell on its own.",
         "Each line runs in a shell of its own, so a quote, `$(`, `(`, `{`, a backquote or an `if`/`for`/`while`/"
         "`case` cannot be closed on a later line: the runner's shell (dash for `/bin/sh`, bash for a bash runner) "
@@ -137,7 +137,7 @@ _RULES: tuple[Rule, ...] = (
     Rule(
         "orphan_option",
         "warning",
-        "cli",
+        "cli, bash",
         "A command line that starts with `-`.",
         "Lines are never joined: an option written on the line after its command (after a heredoc's marker line, "
         "say) runs as a command of its own, and the command above runs without it.",
@@ -448,6 +448,32 @@ _RULES: tuple[Rule, ...] = (
         "A header field with a wrong value (Session not 8 hex digits, Sequence not an integer >= 1).",
         "The agent loop could not match the outbox to its session.",
         "=== HEADER ===\nSession: xyz\nSequence: 0",
+        "",
+    ),
+    # -- shell commands (heredoc-lsp guard, check --language bash: bash's rules, docs/guard.md) ---------------------
+    Rule(
+        "inexact_terminator",
+        "error",
+        "bash",
+        "A line meant to end a heredoc that is not exactly its marker (indented, trailing blanks, a carriage return).",
+        "bash ends a heredoc only at a line that is exactly its marker (`<<-` strips leading tabs, not spaces). An "
+        "indented `  EOF`, `EOF ` or `EOF\\r` is body text, so the body runs to the end of the command and nothing "
+        "after it runs. (In a `.cli` script the line is trimmed, so the same line does end the body there.) Fix: "
+        "write the line as exactly the marker, at the start of the line (`heredoc-lsp guard --rewrite` does).",
+        "python3 - <<'PY'\nprint('hi')\n  PY",
+        "",
+    ),
+    Rule(
+        "terminator_not_alone",
+        "error",
+        "bash",
+        "A heredoc's marker followed by more shell on the line meant to end it (`EOF)`, `EOF;`, `EOF |`).",
+        "bash ends a heredoc only at a line that is exactly its marker, so `EOF)` is body text and the body runs "
+        'on. Inside `$( )` bash 5 ends the body at `EOF)` with a warning ("delimited by end-of-file"), while dash '
+        "reads on: "
+        "the command works in one shell and breaks in another. Fix: put the marker alone on its line and the rest "
+        "(`)`) on the next line (`heredoc-lsp guard --rewrite` does).",
+        'echo "$(cat <<EOF\nhello\nEOF)"',
         "",
     ),
     # -- any file ---------------------------------------------------------------------------------------------------

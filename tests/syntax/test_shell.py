@@ -226,3 +226,13 @@ def test_record_fields() -> None:
 def test_heredoc_command_text() -> None:
     text = "X=1 chatroom handoff --to b << 'END' | tee x\nbody\nEND\n>out cat <<A; <<B cat\na\nA\nb\nB\n"
     assert [h.command for h in scan(text).heredocs] == ["X=1 chatroom handoff --to b", "cat", ""]
+
+
+def test_bash_gives_no_body_to_a_heredoc_whose_substitution_closes_first() -> None:
+    text = 'echo "$(cat <<EOF)"\nbody\nEOF\n'
+    (h,) = scan(text, dialect="bash").heredocs
+    assert (h.closed, h.cut, h.body_start, h.body_end) == (False, True, 0, 0)
+    assert [(s.line, s.heredoc) for s in scan(text, dialect="bash").strays] == []
+    # dash too (it runs the body lines as commands).
+    (h,) = scan(text, dialect="sh").heredocs
+    assert (h.closed, h.cut) == (False, True)

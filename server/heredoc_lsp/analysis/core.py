@@ -17,12 +17,13 @@ if TYPE_CHECKING:
     from typing import TypeAlias
 
     from heredoc_lsp.analysis.suppress import TextEdit
+    from heredoc_lsp.syntax.bash import BashCommand
     from heredoc_lsp.syntax.cli import CliScript
     from heredoc_lsp.syntax.inbox import InboxReply
     from heredoc_lsp.syntax.outbox import Outbox
     from heredoc_lsp.syntax.params import ParamsBody
 
-    Tree: TypeAlias = CliScript | ParamsBody | InboxReply | Outbox
+    Tree: TypeAlias = CliScript | ParamsBody | InboxReply | Outbox | BashCommand
 
 
 @record
@@ -84,6 +85,20 @@ def analyze(
     be suppressed like them. ``path`` is informational.
     """
     del path  # reserved: the document's location does not change how it parses
+    if language is Language.BASH:
+        # bash's lines end at "\n" only: the text is read whole, not split by the text model.
+        from heredoc_lsp.syntax.bash import parse_bash  # deferred: check start-up
+
+        checked = parse_bash(text, config.commands)
+        return finish_analysis(
+            language,
+            checked.lines,
+            checked,
+            [*extra_diagnostics, *checked.diagnostics],
+            newline="\n",
+            had_bom=had_bom,
+            may_have_directives=False,
+        )
     return analyze_lines(
         split_lines(text),
         language,
@@ -136,6 +151,10 @@ def analyze_lines(
             from heredoc_lsp.analysis.workspace import workspace_diagnostics  # deferred: check start-up
 
             found.extend(workspace_diagnostics(tree, workspace))
+    elif language is Language.BASH:
+        from heredoc_lsp.syntax.bash import parse_bash  # deferred: check start-up
+
+        tree = parse_bash("\n".join(lines), config.commands)
     else:
         from heredoc_lsp.syntax.outbox import parse_outbox  # deferred: check start-up
 

@@ -372,7 +372,7 @@ def _collect(run: _Run, args: argparse.Namespace) -> None:
     for raw in given:
         if raw == "-":
             if forced is None:
-                raise UsageError("reading standard input ('-') needs --language cli|params|inbox|outbox")
+                raise UsageError("reading standard input ('-') needs --language cli|params|inbox|outbox|bash")
             run.add(Source("<stdin>", None, forced))
             continue
         path = Path(raw)

@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, str] = {
     "agent": "agent",
     "lsp": "lsp",
     "rule": "rule",
+    "guard": "guard",
 }
 
 
@@ -65,6 +66,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     args = None
+    if words and words[0] == "guard":  # a hook before every shell call of an agent: no argparse (start-up time)
+        from heredoc_lsp.cli.guard import main as guard_main  # deferred: check start-up (guard: routed before argparse)
+
+        fast = guard_main(words[1:])
+        if fast is not None:
+            if argv is None:
+                _exit_now(fast)  # as for check: no teardown of what the process built
+            return fast
     if words and words[0] == "check":  # the common case, parsed without argparse (start-up time)
         from heredoc_lsp.cli.check import simple_args  # deferred: check start-up
 
@@ -82,16 +91,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
-    if argv is None and args.subcommand == "check":
+    if argv is None and args.subcommand in ("check", "guard"):
         _exit_now(code)
     return code
 
 
 def _exit_now(code: int) -> None:
-    """End a ``check`` process without freeing what it built: the parse of a 100k-line file is hundreds of
-    thousands of objects, and freeing them one by one (then the modules) took 3-5 ms of a 75 ms run. Only for
-    the process entry points (``argv`` None): ``check`` writes nothing after this, holds no temporary files and
-    registers no exit handlers; both output streams are flushed first."""
+    """End a ``check`` (or ``guard``) process without freeing what it built: the parse of a 100k-line file is
+    hundreds of thousands of objects, and freeing them one by one (then the modules) took 3-5 ms of a 75 ms run.
+    Only for the process entry points (``argv`` None): ``check`` and ``guard`` write nothing after this, hold no
+    temporary files and register no exit handlers; both output streams are flushed first."""
     import os  # deferred: check start-up
 
     for stream in (sys.stdout, sys.stderr):

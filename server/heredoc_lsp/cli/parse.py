@@ -134,6 +134,16 @@ def parse_document(analysis: Analysis) -> dict[str, Any]:
         ]
     elif analysis.language is Language.PARAMS:
         out["params"] = dict(tree.values) if tree.values is not None and not analysis.has_errors else None
+    elif analysis.language is Language.BASH:
+        out["heredocs"] = [
+            {
+                "line": h.line + 1,
+                "command": h.command,
+                "marker": h.marker,
+                "stdin": tree.body(h) if h.closed else None,
+            }
+            for h in tree.heredocs
+        ]
     elif analysis.language is Language.INBOX:
         out["commands"] = [
             {"line": c.line + 1, "name": c.name, "attrs": dict(c.attrs), "body": c.body} for c in tree.commands

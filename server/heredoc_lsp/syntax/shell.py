@@ -76,6 +76,7 @@ class ShellHeredoc:
     command: str = ""  # the simple command's text before the operator (assignments included)
     word_column: int = 0  # the marker word as written (quotes included) on the operator's line
     word_end_column: int = 0
+    cut: bool = False  # the `$( )` holding the operator closed before the line ended: no body (dash; bash warns)
 
 
 @record
@@ -155,7 +156,7 @@ class _Frame:
 class _Pending:
     """A heredoc operator whose body is still to be read."""
 
-    __slots__ = ("col", "command", "in_sub", "line", "marker", "quoted", "strip", "word_col", "word_end_col")
+    __slots__ = ("col", "command", "depth", "in_sub", "line", "marker", "quoted", "strip", "word_col", "word_end_col")
 
     def __init__(
         self,
@@ -168,11 +169,15 @@ class _Pending:
         command: str,
         word_col: int,
         word_end_col: int,
+        depth: int = 1,
     ) -> None:
         self.line, self.col, self.marker, self.quoted, self.strip = line, col, marker, quoted, strip
         self.in_sub, self.command, self.word_col, self.word_end_col = in_sub, command, word_col, word_end_col
+        self.depth = depth  # the stack depth of the command list holding the operator
 
-    def done(self, body_start: int, body_end: int, closed: bool, glued: bool = False) -> ShellHeredoc:
+    def done(
+        self, body_start: int, body_end: int, closed: bool, glued: bool = False, cut: bool = False
+    ) -> ShellHeredoc:
         return ShellHeredoc(
             self.line,
             self.col,
@@ -187,6 +192,7 @@ class _Pending:
             self.command,
             self.word_col,
             self.word_end_col,
+            cut,
         )
 
 
@@ -744,6 +750,8 @@ class _Lexer:
             return
         if frame.opener in ("(", "$(", "<(", ">("):
             self.check_tail(frame)
+            if frame.opener != "(" and self.pending:
+                self.cut_pending(len(self.stack))
             if frame.opener == "(" and frame.empty:
                 raise self.fail("'()' holds no command")
             self.i += 1
@@ -817,6 +825,7 @@ class _Lexer:
                 command,
                 j - line_start,
                 k - line_start,
+                len(self.stack),
             )
         )
         frame.cmd_seen, frame.empty = True, False
@@ -866,6 +875,17 @@ class _Lexer:
                 pos = n
             self.i = min(pos, n)
         self.pending.clear()
+
+    def cut_pending(self, depth: int) -> None:
+        """Heredocs opened in a substitution that closes before the line ends get no body: dash runs the lines meant
+        as their bodies as commands, bash 5 reads them with a warning ("unterminated here-document")."""
+        kept = []
+        for op in self.pending:
+            if op.depth >= depth:
+                self.heredocs.append(op.done(self.line, self.line, False, cut=True))
+            else:
+                kept.append(op)
+        self.pending[:] = kept
 
     def line_total(self) -> int:
         text = self.text
