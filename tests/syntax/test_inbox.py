@@ -368,7 +368,11 @@ def test_unclosed_consumes_the_rest_and_never_rescans_it() -> None:
     assert command.body == "\n".join(lines[2:])
     assert (command.end_line, command.body_lines, command.close_line, command.close_span) == (8, (2, 9), None, None)
     assert diags(reply) == [
-        ("unclosed", "CREATE_FILE for 'notes.md' missing closing tag", Span.at(1, 1, 12)),
+        (
+            "unclosed",
+            "CREATE_FILE for 'notes.md' missing closing tag: add [/CREATE_FILE] on a line of its own",
+            Span.at(1, 1, 12),
+        ),
         ("nested_tag", "[DELETE_FILE inside the CREATE_FILE body is body text, not a command", Span.at(3, 0, 12)),
         ("nested_tag", "[RUN_COMMAND inside the CREATE_FILE body is body text, not a command", Span.at(4, 0, 12)),
         ("nested_tag", "[DONE inside the CREATE_FILE body is body text, not a command", Span.at(7, 0, 5)),
@@ -384,16 +388,31 @@ def test_unclosed_consumes_the_rest_and_never_rescans_it() -> None:
 @pytest.mark.parametrize(
     ("lines", "message", "span", "insert_line"),
     [
-        (["[RUN_COMMAND]", "ls"], "RUN_COMMAND missing closing tag", Span.at(0, 1, 12), 2),
-        (["[DONE]"], "DONE missing closing tag", Span.at(0, 1, 5), 1),
-        (["[DONE /]"], "DONE missing closing tag", Span.at(0, 1, 5), 1),  # "/" does not make a block self-closing
+        (
+            ["[RUN_COMMAND]", "ls"],
+            "RUN_COMMAND missing closing tag: add [/RUN_COMMAND] on a line of its own",
+            Span.at(0, 1, 12),
+            2,
+        ),
+        (["[DONE]"], "DONE missing closing tag: add [/DONE] on a line of its own", Span.at(0, 1, 5), 1),
+        (
+            ["[DONE /]"],
+            "DONE missing closing tag: add [/DONE] on a line of its own",
+            Span.at(0, 1, 5),
+            1,
+        ),  # "/" does not make a block self-closing
         (
             ['  [EDIT_FILE path="é😀.py" start_line="1" end_line="1"]', "x", "", "[/CREATE_FILE]"],
-            "EDIT_FILE for 'é😀.py' missing closing tag",
+            "EDIT_FILE for 'é😀.py' missing closing tag: add [/EDIT_FILE] on a line of its own",
             Span.at(0, 3, 12),
             3,
         ),
-        (['[CREATE_FILE path="a\\tb"]'], "CREATE_FILE for 'a\\tb' missing closing tag", Span.at(0, 1, 12), 1),
+        (
+            ['[CREATE_FILE path="a\\tb"]'],
+            "CREATE_FILE for 'a\\tb' missing closing tag: add [/CREATE_FILE] on a line of its own",
+            Span.at(0, 1, 12),
+            1,
+        ),
     ],
 )
 def test_unclosed_message(lines: list[str], message: str, span: Span, insert_line: int) -> None:
@@ -409,7 +428,7 @@ def test_unclosed_with_attribute_errors_still_consumes_its_body() -> None:
     reply = parse_inbox(lines)
     assert [c.name for c in reply.commands] == ["CREATE_FILE"]
     assert codes(reply) == ["unclosed", "bad_attr", "nested_tag"]
-    assert reply.diagnostics[0].message == "CREATE_FILE missing closing tag"
+    assert reply.diagnostics[0].message == "CREATE_FILE missing closing tag: add [/CREATE_FILE] on a line of its own"
 
 
 def test_opener_with_errors_consumes_its_closed_body() -> None:

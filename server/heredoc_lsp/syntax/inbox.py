@@ -525,7 +525,7 @@ def parse_inbox(lines: Sequence[str]) -> InboxReply:
                     error(
                         tag.name_span,
                         "unclosed",
-                        f"{what} missing closing tag",
+                        f"{what} missing closing tag: add {closer} on a line of its own",
                         data={"name": name, "closer": closer, "insert_line": _closer_insert_line(lines, i + 1, n)},
                     )
                 )
