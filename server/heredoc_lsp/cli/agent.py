@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.text import Text
 
+from heredoc_lsp.analysis.decode import decode_document
 from heredoc_lsp.cli.progress import TextDisplay, ask_on
 from heredoc_lsp.cli.run import add_common_arguments
 from heredoc_lsp.cli.run_common import (
@@ -44,6 +45,7 @@ from heredoc_lsp.executor.agent import (
     LedgerError,
     OutboxSettings,
     ReplyLedger,
+    ReplyRecord,
     SettleTracker,
     file_digest,
     inbox_snapshot,
@@ -54,6 +56,7 @@ from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.events import EventSink, RunEmitter, new_id
 from heredoc_lsp.executor.jsonl import RUN_CANCEL, RUN_INPUT, Inbound, InboundProblem, JsonlWriter, StdinListener
 from heredoc_lsp.executor.reply_apply import already_applied_message, apply_reply
+from heredoc_lsp.syntax.reply_shape import reply_key
 from heredoc_lsp.syntax.visible import visible
 
 if TYPE_CHECKING:
@@ -309,8 +312,10 @@ def _triage(paths: AgentPaths, ledger: ReplyLedger, reply: Path) -> tuple[str, s
             f"never applied by 'agent watch'. If you wrote it yourself, apply it with 'heredoc-lsp apply FILE'",
         )
     record = ledger.find(digest, name)
+    if record is None or record.state not in HANDLED:
+        record = ledger.applied(ReplyRecord(digest, name, "started", content=_content_key(reply))) or record
     if record is not None and record.state in HANDLED:
-        if record.state == "applied":
+        if record.state == "applied" or record.name != name:
             return "done", digest, f"[SKIPPED] {already_applied_message(name, record)}"
         return (
             "done",
@@ -321,6 +326,14 @@ def _triage(paths: AgentPaths, ledger: ReplyLedger, reply: Path) -> tuple[str, s
     if record is not None and record.state == "declined":
         return "declined", digest, f"declined at {record.at}; not asked again (apply it with 'heredoc-lsp apply')"
     return "apply", digest, ""
+
+
+def _content_key(reply: Path) -> str:
+    """The reply's content key (the same reply under any name); empty when it cannot be read."""
+    try:
+        return reply_key(decode_document(reply.read_bytes()).text)
+    except OSError:
+        return ""
 
 
 def _move(paths: AgentPaths, reply: Path, folder: Path) -> Path:

@@ -8,17 +8,22 @@ workspace (``sessions/``), the results are stored and the next ``outbox/<id>_seq
 from __future__ import annotations
 
 import argparse
+import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from heredoc_lsp.analysis.decode import decode_document
 from heredoc_lsp.cli.run import add_common_arguments
-from heredoc_lsp.cli.run_common import Request, UsageError, file_preparer, main_for
+from heredoc_lsp.cli.run_common import EXIT_USAGE, Request, UsageError, file_preparer, main_for, output_format
 from heredoc_lsp.executor.control import RunControl
-from heredoc_lsp.executor.events import EventSink
+from heredoc_lsp.executor.engine import RunRefused
+from heredoc_lsp.executor.events import EventSink, RunEmitter, new_id
+from heredoc_lsp.executor.jsonl import JsonlWriter
 from heredoc_lsp.executor.model import RunOutcome
 from heredoc_lsp.executor.reply_apply import apply_reply
+from heredoc_lsp.executor.reply_preview import preview_reply
 from heredoc_lsp.fs import read_regular
 from heredoc_lsp.syntax.inbox import parse_inbox
 from heredoc_lsp.syntax.text import split_lines
@@ -30,14 +35,24 @@ def add_parser(subparsers: Any) -> None:
         help="apply an inbox reply (CREATE_FILE, EDIT_FILE, RUN_COMMAND...) to the workspace",
         description="Apply the commands of REPLY to the workspace (default: the agent root for inbox/x.txt, else "
         "the config file's folder, else the reply's folder). With an active session, write the next outbox. "
-        "Exit 0 when completed (FAILED commands are results, not a failed run), 1 when failed, 2 on usage errors "
-        "(a file with no commands at all is not a reply), 130 when cancelled. A reply is applied only once "
-        "(the ledger .heredoc-lsp/replies.json of an agent root).",
+        "Exit 0 when every block succeeded, 1 when any block failed (or the run failed), 2 on usage errors and "
+        "refusals (a file with no commands, a prompt pasted back, a reply that looks cut off, a reply applied "
+        "before: the ledger .heredoc-lsp/replies.json of an agent root), 130 when cancelled. What the reply "
+        "changes is kept for 'heredoc-lsp undo'.",
     )
     p.add_argument("reply", nargs="?", metavar="REPLY", help="the reply file (JSON mode: may come in run.start)")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--session", metavar="ID", help="the agent session (default: the active one, if any)")
     group.add_argument("--no-session", action="store_true", help="do not record results or write an outbox")
+    p.add_argument(
+        "--preview",
+        action="store_true",
+        help="show what applying would do (a diff per file block, the commands it would run); write and run nothing",
+    )
+    p.add_argument("--again", action="store_true", help="apply a reply that was applied before (on purpose)")
+    p.add_argument(
+        "--partial", action="store_true", help="apply the closed blocks of a reply that looks cut off (no [DONE])"
+    )
     add_common_arguments(p)
     p.set_defaults(handler=run)
 
@@ -45,6 +60,8 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     workspace = Path(args.workspace) if args.workspace else None
     session: str | Literal[False] | None = False if args.no_session else args.session
+    if args.preview:
+        return _preview(args, workspace, session)
 
     async def start(request: Request, sink: EventSink, control: RunControl) -> RunOutcome:
         return await apply_reply(
@@ -56,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
             sink=sink,
             control=control,
             run_id=request.run_id,
+            again=args.again,
+            partial=args.partial,
         )
 
     prepare_file = file_preparer(args)
@@ -70,6 +89,45 @@ def run(args: argparse.Namespace) -> int:
         return request
 
     return main_for(args, Path(args.reply) if args.reply else None, prepare, start)
+
+
+def _preview(args: argparse.Namespace, workspace: Path | None, session: str | Literal[False] | None) -> int:
+    """``--preview``: the preview on stdout (text, or one ``run.completed`` event with ``preview``); exit 0, or 2
+    when the file is refused as a whole (not a reply, a prompt)."""
+    fmt = "text"
+    try:
+        if not args.reply:
+            raise UsageError("--preview needs the REPLY file on the command line")
+        path = Path(args.reply)
+        request = file_preparer(args)(path, None)
+        fmt = output_format(args, request.config)
+        if not _has_commands(path):
+            raise UsageError(f"{path}: not a reply: it holds no commands; nothing to preview")
+        preview = preview_reply(
+            path, config=request.config, workspace=workspace, session=session, again=args.again, partial=args.partial
+        )
+    except UsageError as exc:
+        sys.stderr.write(f"heredoc-lsp: {exc}\n")
+        return EXIT_USAGE
+    except RunRefused as exc:
+        sys.stderr.write(f"heredoc-lsp: {exc.message}\n")
+        return EXIT_USAGE if exc.refused else 1
+    if fmt == "json":
+        emitter = RunEmitter(new_id("run"), JsonlWriter(sys.stdout.buffer))
+        emitter.started(kind="reply.preview", path=str(path.absolute()))
+        emitter.completed(f"preview of {len(preview.blocks)} blocks", [], preview=preview.to_json())
+    else:
+        sys.stdout.write(visible_lines(preview.lines()))
+    return 0
+
+
+_HIDDEN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def visible_lines(lines: list[str]) -> str:
+    """The lines for a terminal: control characters (escape sequences, a lone CR) and hidden or bidirectional
+    characters of a reply's text are shown as escapes, never acted on by the terminal."""
+    return "".join(_HIDDEN.sub(lambda m: f"<U+{ord(m.group()):04X}>", line) + "\n" for line in lines)
 
 
 def _has_commands(path: Path) -> bool:

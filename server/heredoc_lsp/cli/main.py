@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, str] = {
     "parse": "parse",
     "run": "run",
     "apply": "apply",
+    "undo": "undo",
     "agent": "agent",
     "lsp": "lsp",
     "rule": "rule",

@@ -255,6 +255,8 @@ class TextDisplay:
                     soft_wrap=True,
                 )
         message = f"Failed ({p.get('code')}): {p.get('message', '')}"
+        if p.get("refused"):
+            message = f"Refused: {p.get('message', '')}"
         self._print(message, style="bold red" if self.live_enabled else None)
 
     def _cancelled(self, p: dict[str, Any]) -> None:

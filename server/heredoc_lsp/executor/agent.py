@@ -11,10 +11,11 @@ Layout under an agent root (the workspace the replies change)::
 
 Replies may not touch ``inbox/``, ``outbox/`` or ``sessions/`` (see :class:`heredoc_lsp.executor.files.Workspace`).
 
-The ledger makes applying exactly-once: a reply (keyed by its content's SHA-256 and its file name) is marked
-``started`` before its first command runs, so a process killed in the middle leaves a record that stops any
-re-application; ``declined`` replies are not offered again; files that appeared or changed in ``inbox/`` while a
-run or a reply was executing are recorded ``untrusted`` (a command may have forged them).
+The ledger makes applying exactly-once: a reply (keyed by its normalised content, whatever its file name:
+:func:`heredoc_lsp.syntax.reply_shape.reply_key`) is marked ``started`` before its first command runs, so a
+process killed in the middle leaves a record that stops any re-application; ``declined`` replies are not offered
+again; files that appeared or changed in ``inbox/`` while a run or a reply was executing are recorded ``untrusted``
+(a command may have forged them).
 """
 
 from __future__ import annotations
@@ -371,9 +372,19 @@ class ReplyRecord:
     state: ReplyState
     at: str = field(default_factory=_now)
     note: str = ""
+    content: str = ""  # reply_key of the text: the same reply under any name (empty in ledgers of older versions)
 
     def to_json(self) -> dict[str, str]:
-        return {"digest": self.digest, "name": self.name, "state": self.state, "at": self.at, "note": self.note}
+        data = {"digest": self.digest, "name": self.name, "state": self.state, "at": self.at, "note": self.note}
+        if self.content:
+            data["content"] = self.content
+        return data
+
+    def same_reply(self, other: ReplyRecord) -> bool:
+        """The same content (normalised, any name); records without a content key: the same bytes and name."""
+        if self.content and other.content:
+            return self.content == other.content
+        return self.digest == other.digest and self.name == other.name
 
 
 def content_digest(data: bytes) -> str:
@@ -408,7 +419,14 @@ class ReplyLedger:
         try:
             data = json.loads(text)
             records = [
-                ReplyRecord(str(r["digest"]), str(r["name"]), r["state"], str(r.get("at", "")), str(r.get("note", "")))
+                ReplyRecord(
+                    str(r["digest"]),
+                    str(r["name"]),
+                    r["state"],
+                    str(r.get("at", "")),
+                    str(r.get("note", "")),
+                    str(r.get("content", "")),
+                )
                 for r in data["replies"]
             ]
         except (ValueError, KeyError, TypeError) as exc:
@@ -422,6 +440,11 @@ class ReplyLedger:
         found = [r for r in self.records() if r.digest == digest and r.name == name and r.state != "untrusted"]
         return found[-1] if found else None
 
+    def applied(self, probe: ReplyRecord) -> ReplyRecord | None:
+        """The latest record of a reply with the same content as ``probe`` (under any name) that has run."""
+        found = [r for r in self.records() if r.state in HANDLED and r.same_reply(probe)]
+        return found[-1] if found else None
+
     def untrusted(self, digest: str) -> ReplyRecord | None:
         """The record saying that this content (under any name) was written into inbox/ by a run or a reply."""
         found = [r for r in self.records() if r.state == "untrusted" and r.digest == digest]
@@ -431,12 +454,13 @@ class ReplyLedger:
         """Store ``record``, replacing the earlier record of the same reply (an ``untrusted`` one is never replaced)."""
         self._store(record, claim=False)
 
-    def claim(self, record: ReplyRecord) -> ReplyRecord | None:
-        """Store ``record`` (``started``) unless the reply has run already: then store nothing and return that record.
+    def claim(self, record: ReplyRecord, *, again: bool = False) -> ReplyRecord | None:
+        """Store ``record`` (``started``) unless the same content has run already (under any name): then store
+        nothing and return that record. ``again``: store it anyway (a person applies it again on purpose).
 
         Check and write happen under one lock, so two processes (``apply`` and ``agent watch``) never both start it.
         """
-        return self._store(record, claim=True)
+        return self._store(record, claim=not again)
 
     def _store(self, record: ReplyRecord, *, claim: bool) -> ReplyRecord | None:
         self.file.parent.mkdir(parents=True, exist_ok=True)
@@ -444,7 +468,7 @@ class ReplyLedger:
             with _locked(self.file.with_name("replies.lock")):
                 records = self.records()
                 same = [r for r in records if r.digest == record.digest and r.name == record.name]
-                earlier = [r for r in same if r.state in HANDLED]
+                earlier = [r for r in records if r.state in HANDLED and r.same_reply(record)]
                 if claim and earlier:
                     return earlier[-1]
                 kept = [r for r in records if r.state == "untrusted" or r not in same]

@@ -48,10 +48,11 @@ YES_ANSWERS = frozenset({"yes", "y", "true", "1", "ok", "run"})
 class RunRefused(Exception):
     """The run cannot start (errors in the script, unreadable file...): becomes ``run.failed``."""
 
-    def __init__(self, code: FailureCode, message: str, **extra: Any) -> None:
+    def __init__(self, code: FailureCode, message: str, *, refused: bool = False, **extra: Any) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.refused = refused  # refused as a whole, on purpose (a reply applied before...): exit code 2
         self.extra = extra
 
 
@@ -243,8 +244,11 @@ async def drive(
     try:
         result = await body(ctx)
     except RunRefused as exc:
-        em.failed(exc.code, exc.message, **exc.extra)
-        result = outcome("failed", exc.message, exc.code, exc.message)
+        if exc.refused:
+            em.failed(exc.code, exc.message, refused=True, **exc.extra)
+        else:
+            em.failed(exc.code, exc.message, **exc.extra)
+        result = replace(outcome("failed", exc.message, exc.code, exc.message), refused=exc.refused)
     except RunCancelled as exc:
         failure = ctx.control.failure
         if failure is not None:

@@ -24,7 +24,7 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +39,7 @@ from heredoc_lsp.syntax.protected import (
     is_pyproject,
     protected_reason,
 )
-from heredoc_lsp.syntax.text import split_lines, split_lines_keepends
+from heredoc_lsp.syntax.text import split_lines, split_lines_keepends, trim
 
 DEFAULT_READ_CHARS = 100_000
 BINARY_SNIFF_BYTES = 8192
@@ -50,11 +50,12 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 class FileOpError(Exception):
     """A file operation that did not happen. ``str(exc)`` is the result summary in the seed's wording."""
 
-    def __init__(self, summary: str, *, rejected: bool = False, not_found: bool = False) -> None:
+    def __init__(self, summary: str, *, rejected: bool = False, not_found: bool = False, detail: str = "") -> None:
         super().__init__(summary)
         self.summary = summary
         self.rejected = rejected
         self.not_found = not_found
+        self.detail = detail  # more lines for the result's output (what a stale EDIT_FILE found instead)
 
 
 def _rejected(message: str) -> FileOpError:
@@ -70,6 +71,14 @@ class FileContents:
     size: int
     binary: bool = False
     truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """A file's bytes and permission bits, as undo keeps and restores them."""
+
+    data: bytes
+    mode: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,14 +166,21 @@ class Workspace:
             return self._create_file(path, content)
 
     def edit_file(
-        self, path: str, start_line: int, end_line: int, body: str, max_edit_bytes: int = MAX_EDIT_BYTES
+        self,
+        path: str,
+        start_line: int,
+        end_line: int,
+        body: str,
+        max_edit_bytes: int = MAX_EDIT_BYTES,
+        expect: Mapping[str, str] | None = None,
     ) -> str:
         """EDIT_FILE: replace lines ``start_line..end_line`` (1-based, inclusive); line endings are kept.
 
         A file larger than ``max_edit_bytes`` is refused before anything is read (editing holds it in memory).
+        ``expect``: the command's attributes; its ``start_text``/``end_text`` must match (:func:`stale_edit`).
         """
         with _as_file_error(path, "edit"):
-            return self._edit_file(path, start_line, end_line, body, max_edit_bytes)
+            return self._edit_file(path, start_line, end_line, body, max_edit_bytes, expect or {})
 
     def delete_file(self, path: str) -> str:
         """DELETE_FILE. Returns the summary."""
@@ -177,6 +193,11 @@ class Workspace:
         """READ_FILE: the text (capped at ``max_chars``, secret values hidden) or a binary notice."""
         with _as_file_error(path, "read"):
             return self._read_file(path, max_chars, redactor or Redactor())
+
+    def check_write(self, path: str) -> None:
+        """:class:`FileOpError` when a reply may not write ``path`` (outside the workspace, protected by name)."""
+        with _as_file_error(path, "write"):
+            self._resolve_for_write(path)
 
     def _resolve_for_write(self, path: str) -> list[str]:
         """:meth:`resolve`, refusing a protected path (by name) as written and where links lead, before any change."""
@@ -202,7 +223,9 @@ class Workspace:
         shown = display_path(path)
         return f"Created '{shown}'" if existing is None else f"Created '{shown}' (replaced the existing file)"
 
-    def _edit_file(self, path: str, start_line: int, end_line: int, body: str, max_edit_bytes: int) -> str:
+    def _edit_file(
+        self, path: str, start_line: int, end_line: int, body: str, max_edit_bytes: int, expect: Mapping[str, str]
+    ) -> str:
         """EDIT_FILE: replace lines ``start_line..end_line`` (1-based, inclusive); line endings are kept."""
         parts = self._resolve_for_write(path)
         shown = display_path(path)
@@ -219,7 +242,10 @@ class Workspace:
             config_rel = _pyproject_rel(path, parts)
             if config_rel is not None:
                 _refuse_protected(path, check_edit(config_rel, text, start_line, end_line, body))
-            new_text, count = _replace_lines(text, start_line, end_line, body, shown)
+            stale = stale_edit(text, start_line, end_line, expect, shown)
+            if stale is not None:
+                raise stale
+            new_text, count = replace_lines(text, start_line, end_line, body, shown)
             _write_atomic(dir_fd, parts[-1], new_text.encode("utf-8", "surrogateescape"), existing)
         new_lines = len(split_lines(body)) if body else 0
         span = f"line {start_line}" if start_line == end_line else f"lines {start_line}-{end_line}"
@@ -271,6 +297,35 @@ class Workspace:
         else:
             text = redactor.redact(text)
         return FileContents(normalize_relative(path), text, size, truncated=truncated)
+
+    def file_state(self, path: str, limit: int = MAX_EDIT_BYTES) -> FileState | None:
+        """The bytes and mode of an existing regular file (None when there is none), read without following links.
+
+        :class:`FileOpError` for a refused path, a directory or special file, or a file larger than ``limit``."""
+        with _as_file_error(path, "read"):
+            parts = self.resolve(path)
+            try:
+                with self._parent(path, parts, create=False) as dir_fd:
+                    existing = _lstat(dir_fd, parts[-1])
+                    if existing is None:
+                        return None
+                    if not stat.S_ISREG(existing.st_mode):
+                        raise _not_a_file(path, existing)
+                    return FileState(_read_all(dir_fd, parts[-1], path, limit=limit), stat.S_IMODE(existing.st_mode))
+            except FileOpError as exc:
+                if exc.not_found:
+                    return None
+                raise
+
+    def restore_file(self, path: str, data: bytes, mode: int) -> None:
+        """Write ``data`` with ``mode`` at ``path`` atomically (undo), under the same checks as CREATE_FILE."""
+        with _as_file_error(path, "write"):
+            parts = self._resolve_for_write(path)
+            with self._parent(path, parts, create=True) as dir_fd:
+                existing = _lstat(dir_fd, parts[-1])
+                if existing is not None and not stat.S_ISREG(existing.st_mode):
+                    raise _not_a_file(path, existing)
+                _write_atomic(dir_fd, parts[-1], data, existing, mode=mode)
 
     def exists(self, path: str) -> bool:
         """True when ``path`` is an existing file inside the workspace (False when refused)."""
@@ -443,8 +498,12 @@ def _read_prefix(dir_fd: int, name: str, path: str, limit: int) -> tuple[bytes, 
         os.close(fd)
 
 
-def _write_atomic(dir_fd: int, name: str, data: bytes, existing: os.stat_result | None) -> None:
-    """Write a temporary file next to ``name`` and rename it over ``name``: readers see the old or the new file."""
+def _write_atomic(
+    dir_fd: int, name: str, data: bytes, existing: os.stat_result | None, *, mode: int | None = None
+) -> None:
+    """Write a temporary file next to ``name`` and rename it over ``name``: readers see the old or the new file.
+
+    The new file gets ``mode`` when given, else the existing file's."""
     stem = name if len(name) <= 180 else name[:180]
     tmp = f".{stem}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dir_fd)
@@ -453,10 +512,12 @@ def _write_atomic(dir_fd: int, name: str, data: bytes, existing: os.stat_result 
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
-            if existing is not None:
+            if mode is not None:
+                os.fchmod(fd, mode)
+            elif existing is not None:
                 os.fchmod(fd, stat.S_IMODE(existing.st_mode))
-                if os.geteuid() == 0 and (existing.st_uid, existing.st_gid) != (0, 0):
-                    os.fchown(fd, existing.st_uid, existing.st_gid)
+            if existing is not None and os.geteuid() == 0 and (existing.st_uid, existing.st_gid) != (0, 0):
+                os.fchown(fd, existing.st_uid, existing.st_gid)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -469,7 +530,7 @@ def _write_atomic(dir_fd: int, name: str, data: bytes, existing: os.stat_result 
         os.fsync(dir_fd)
 
 
-def _replace_lines(text: str, start: int, end: int, body: str, shown: str) -> tuple[str, int]:
+def replace_lines(text: str, start: int, end: int, body: str, shown: str) -> tuple[str, int]:
     """``text`` with lines ``start..end`` replaced by ``body``'s lines, keeping line endings and the final newline."""
     lines = split_lines_keepends(text)
     if end > len(lines) or start < 1 or end < start:
@@ -489,6 +550,34 @@ def _replace_lines(text: str, start: int, end: int, body: str, shown: str) -> tu
         elif not final_newline and stripped != last:
             result[-1] = stripped
     return "".join(result), len(result)
+
+
+#: EDIT_FILE attributes naming the text the edit expects at its first and last line (see docs/running.md).
+EXPECT_ATTRS = (("start_text", "start_line"), ("end_text", "end_line"))
+_CONTEXT_LINES = 2
+
+
+def stale_edit(text: str, start: int, end: int, expect: Mapping[str, str], shown: str) -> FileOpError | None:
+    """The failure of an EDIT_FILE whose ``start_text``/``end_text`` is not what lines ``start``/``end`` of ``text``
+    hold (compared trimmed of blanks at both ends), or None. Its detail shows the lines around the range as they are."""
+    lines = split_lines(text)
+    for attr, which in EXPECT_ATTRS:
+        wanted = expect.get(attr)
+        number = start if which == "start_line" else end
+        if wanted is None or number > len(lines):
+            continue
+        found = lines[number - 1]
+        if trim(found) == trim(wanted):
+            continue
+        first = max(1, start - _CONTEXT_LINES)
+        last = min(len(lines), end + _CONTEXT_LINES)
+        detail = "\n".join(f"{k:>5}: {lines[k - 1]}" for k in range(first, last + 1))
+        return FileOpError(
+            f"Line {number} of '{shown}' is '{trim(found)}', not the expected {attr} '{trim(wanted)}': the file "
+            f"is not as the edit expects, so nothing was changed (lines {first}-{last} as they are now are below)",
+            detail=f"Lines {first}-{last} of '{shown}' now:\n{detail}",
+        )
+    return None
 
 
 def _line_ending(lines: list[str]) -> str:

@@ -20,6 +20,8 @@ DEFAULT_RUNNER: tuple[str, ...] = ("/bin/sh", "-c", "{command}")
 Confirm = Literal["always", "never"]
 StepStatus = Literal["ok", "failed", "rejected", "timeout", "cancelled", "skipped"]
 RunStatus = Literal["completed", "failed", "cancelled"]
+#: Step statuses that make a run's exit code 1 even when it completed.
+FAILED_STEPS: frozenset[str] = frozenset({"failed", "rejected", "timeout"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,11 +153,18 @@ class RunOutcome:
     reads: tuple[FileContents, ...] = ()
     done_summary: str | None = None
     outbox: Path | None = None
+    refused: bool = False  # the run was refused as a whole (nothing ran): a usage error's exit code
+
+    @property
+    def failed_steps(self) -> int:
+        return sum(1 for r in self.results if r.status in FAILED_STEPS)
 
     @property
     def exit_code(self) -> int:
-        """SPEC §7: 0 for completed or cancelled, 1 for failed."""
-        return 1 if self.status == "failed" else 0
+        """docs/jsonl.md: 2 refused, 1 failed or completed with a failed step, 0 otherwise (cancelled: front ends)."""
+        if self.refused:
+            return 2
+        return 1 if self.status == "failed" or self.failed_steps else 0
 
 
 def display_output(stdout: CapturedOutput, stderr: CapturedOutput, budget: int) -> tuple[str, bool]:

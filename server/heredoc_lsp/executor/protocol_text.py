@@ -6,7 +6,13 @@ same settings. It never contains a line of the form ``=== NAME ===`` (that would
 
 from __future__ import annotations
 
-PROTOCOL_VERSION = "1.1"
+from functools import cache
+
+from heredoc_lsp.syntax.inbox import parse_inbox
+from heredoc_lsp.syntax.reply_shape import Fingerprint, fingerprint
+from heredoc_lsp.syntax.text import split_lines
+
+PROTOCOL_VERSION = "1.2"
 
 _TEMPLATE = """\
 heredoc-lsp agent protocol, version {version}
@@ -38,9 +44,12 @@ replacement lines
     lines. An empty body deletes the lines. The file's line endings and final newline are kept. Line numbers refer
     to the file as it is when the command runs, so after an edit, later edits of the same file must use the new
     numbering; READ_FILE first when unsure.
+    Also write start_text="..." with the current text of line N and end_text="..." with that of line M (each
+    compared without its leading and trailing blanks): when the file does not hold that text there, the edit is
+    not made and the result shows the lines as they are, so a stale line number never edits the wrong lines.
     Example:
-    [EDIT_FILE path="src/hello.py" start_line="1" end_line="1"]
-    print("hello, world")
+    [EDIT_FILE path="notes.txt" start_line="2" end_line="3" start_text="two" end_text="three"]
+    two and three
     [/EDIT_FILE]
 
 [DELETE_FILE path="relative/path"]
@@ -119,3 +128,9 @@ def protocol_text(
 CONTINUATION_PROMPT = (
     "Continue working on the task based on the results above. If the task is complete, send [DONE] with a summary."
 )
+
+
+@cache
+def example_fingerprints() -> frozenset[Fingerprint]:
+    """The commands the PROTOCOL text shows (placeholders and examples): pasted back, they are never a reply."""
+    return frozenset(fingerprint(c) for c in parse_inbox(split_lines(protocol_text())).commands)

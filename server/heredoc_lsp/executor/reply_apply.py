@@ -1,4 +1,9 @@
-"""Applying an inbox reply to a workspace (SPEC §4.8) and, in an agent session, writing the next outbox (SPEC §5)."""
+"""Applying an inbox reply to a workspace (SPEC §4.8) and, in an agent session, writing the next outbox (SPEC §5).
+
+A reply is a transaction (docs/running.md, "Replies are transactions"): before anything runs it is refused when it
+is heredoc-lsp's own prompt pasted back, when it looks cut off (unless ``partial``) or when the same content was
+applied before under any name (unless ``again``); what its file blocks change is kept for ``heredoc-lsp undo``.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,6 @@ from typing import TYPE_CHECKING, Literal
 from heredoc_lsp.analysis.core import default_workspace
 from heredoc_lsp.executor.agent import (
     AGENT_DIRS,
-    HANDLED,
     AgentPaths,
     LedgerError,
     OutboxSettings,
@@ -27,10 +31,13 @@ from heredoc_lsp.executor.control import RunCancelled, RunControl
 from heredoc_lsp.executor.engine import RunContext, RunRefused, count_summary, drive
 from heredoc_lsp.executor.events import EventSink
 from heredoc_lsp.executor.files import FileOpError, Workspace
-from heredoc_lsp.executor.model import RunOptions, RunOutcome, StepResult, StepStatus, short_command
+from heredoc_lsp.executor.model import FAILED_STEPS, RunOptions, RunOutcome, StepResult, StepStatus, short_command
+from heredoc_lsp.executor.protocol_text import example_fingerprints
 from heredoc_lsp.executor.script_run import load_config_for, read_document
-from heredoc_lsp.syntax.inbox import parse_inbox
+from heredoc_lsp.executor.undo import UndoRecorder
+from heredoc_lsp.syntax.inbox import InboxReply, parse_inbox
 from heredoc_lsp.syntax.paths import normalize_relative
+from heredoc_lsp.syntax.reply_shape import prompt_problem, reply_key, same_text, truncated_block
 from heredoc_lsp.syntax.text import split_lines
 
 if TYPE_CHECKING:
@@ -52,7 +59,7 @@ def _describe(commands: tuple[InboxCommand, ...]) -> str:
     return ", ".join(parts)
 
 
-def _error_result(index: int, command: InboxCommand) -> StepResult:
+def error_result(index: int, command: InboxCommand) -> StepResult:
     first = command.errors[0]
     rejected = first.code in PATH_CODES
     summary = f"REJECTED: {first.message}" if rejected else first.message
@@ -66,12 +73,16 @@ def _error_result(index: int, command: InboxCommand) -> StepResult:
     )
 
 
-async def _apply_one(ctx: RunContext, ws: Workspace, index: int, total: int, command: InboxCommand) -> StepResult:
+async def _apply_one(
+    ctx: RunContext, ws: Workspace, index: int, total: int, command: InboxCommand, undo: UndoRecorder | None
+) -> StepResult:
     """Execute one valid command; file problems become FAILED/REJECTED results, never exceptions."""
     name = command.name
     line = command.line + 1
     if name == "RUN_COMMAND":
         body = command.body or ""
+        if undo is not None:
+            undo.ran(body)
         return await ctx.run_command(index, total, body, "", line=command.line, kind=name)
     ctx.emitter.progress(
         "command", index=index, total=total, line=line, command=short_command(_title(command)), step=name
@@ -80,6 +91,8 @@ async def _apply_one(ctx: RunContext, ws: Workspace, index: int, total: int, com
     status: StepStatus = "ok"
     output = ""
     try:
+        if undo is not None and path is not None and name in FILE_COMMANDS:
+            undo.keep(ws, path)
         if name == "CREATE_FILE":
             assert path is not None
             existed = ws.exists(path)
@@ -88,7 +101,7 @@ async def _apply_one(ctx: RunContext, ws: Workspace, index: int, total: int, com
         elif name == "EDIT_FILE":
             assert path is not None and command.line_range is not None
             start, end = command.line_range
-            summary = ws.edit_file(path, start, end, command.body or "")
+            summary = ws.edit_file(path, start, end, command.body or "", expect=command.attrs)
             ctx.emitter.artifact(path, "edited", _where(ws, path))
         elif name == "DELETE_FILE":
             assert path is not None
@@ -109,6 +122,7 @@ async def _apply_one(ctx: RunContext, ws: Workspace, index: int, total: int, com
     except FileOpError as exc:
         status = "rejected" if exc.rejected else "failed"
         summary = exc.summary
+        output = exc.detail
     except OSError as exc:
         status = "failed"
         summary = f"{name} failed: {exc.strerror or exc}"
@@ -125,7 +139,7 @@ def _title(command: InboxCommand) -> str:
     return command.name
 
 
-def _find_session(paths: AgentPaths, session: str | Literal[False] | None) -> Session | None:
+def find_session(paths: AgentPaths, session: str | Literal[False] | None) -> Session | None:
     if session is False:
         return None
     try:
@@ -147,12 +161,16 @@ async def apply_reply(
     sink: EventSink | None = None,
     control: RunControl | None = None,
     run_id: str | None = None,
+    again: bool = False,
+    partial: bool = False,
 ) -> RunOutcome:
     """Apply a reply: its commands in order; errors make a command FAILED (not executed); [DONE] ends processing.
 
     ``workspace`` defaults to the agent root of ``inbox/x.txt``, else the config's folder, else the reply's folder.
     ``session``: an id, None for the active session of the workspace (if any), False for none. With a session the
     results are stored and the next outbox is written (no outbox after [DONE]: the session is complete).
+    Refused as a whole (exit code 2, nothing written or run): a prompt, a reply that looks cut off (``partial``:
+    apply its closed blocks), a reply applied before under any name (``again``: apply it anyway).
     """
     reply = Path(path)
     ctx = RunContext(workspace or reply.absolute().parent, options or RunOptions(), sink, control, run_id)
@@ -168,21 +186,29 @@ async def apply_reply(
         paths = AgentPaths(root)
         ws = Workspace(root, protected=AGENT_DIRS if paths.is_agent_root() else ())
         source, _warnings = read_document(reply, text)
-        parsed = parse_inbox(split_lines(source))
+        lines = split_lines(source)
+        parsed = parse_inbox(lines)
         commands = parsed.commands
         n = len(commands)
-        current = _find_session(paths, session)
+        current = find_session(paths, session)
+        refusal = not_a_reply(reply.name, source, lines, parsed, paths, current)
+        if refusal is not None:
+            raise RunRefused("parse_error", refusal, refused=True)
+        cut = truncated_block(parsed)
+        if cut is not None and not partial:
+            raise RunRefused("parse_error", truncated_message(reply.name, cut), refused=True)
         ledger: ReplyLedger | None = None
         digest = ""
+        key = reply_key(source)
         if paths.is_agent_root() and (session is not False or text is None):
             ledger = ReplyLedger(paths)
             digest = content_digest(source.encode("utf-8", "surrogateescape"))
             try:
-                earlier = ledger.find(digest, reply.name)
+                earlier = ledger.applied(ReplyRecord(digest, reply.name, "started", content=key))
             except LedgerError as exc:
                 raise RunRefused("parse_error", f"{exc}; nothing was applied") from None
-            if earlier is not None and earlier.state in HANDLED:
-                raise RunRefused("parse_error", already_applied_message(reply.name, earlier))
+            if earlier is not None and not again:
+                raise RunRefused("parse_error", already_applied_message(reply.name, earlier), refused=True)
         ctx.emitter.status(
             f"{_describe(commands)} for {root}" + (f" (session {current.session_id})" if current else ""),
             workspace=str(root),
@@ -195,22 +221,25 @@ async def apply_reply(
             await ctx.confirm(f"Apply {reply.name} to {root}: {_describe(commands)}?")
         except RunCancelled:
             if ledger is not None and not ctx.control.cancelled:  # a "no", not a cancel
-                ledger.mark(ReplyRecord(digest, reply.name, "declined"))
+                ledger.mark(ReplyRecord(digest, reply.name, "declined", content=key))
             raise
         if ledger is not None:
             try:
-                earlier = ledger.claim(ReplyRecord(digest, reply.name, "started"))
+                earlier = ledger.claim(ReplyRecord(digest, reply.name, "started", content=key), again=again)
             except LedgerError as exc:
                 raise RunRefused("parse_error", f"{exc}; nothing was applied") from None
             if earlier is not None:  # another process started it while the question was open
-                raise RunRefused("parse_error", already_applied_message(reply.name, earlier))
+                raise RunRefused("parse_error", already_applied_message(reply.name, earlier), refused=True)
+        undo = UndoRecorder(root, reply.name)
         with guard_inbox(root, f"reply {reply.name}"):
             try:
-                outcome = await _apply_commands(ctx, ws, commands, paths, current, opts)
+                outcome = await _apply_commands(ctx, ws, commands, paths, current, opts, undo, cut)
             except RunCancelled as exc:
-                _settle_record(ledger, ReplyRecord(digest, reply.name, "interrupted", note=exc.reason))
+                _settle_record(ledger, ReplyRecord(digest, reply.name, "interrupted", note=exc.reason, content=key))
                 raise
-        _settle_record(ledger, ReplyRecord(digest, reply.name, "applied"))
+            finally:
+                _finish_undo(ctx, undo, ws)
+        _settle_record(ledger, ReplyRecord(digest, reply.name, "applied", content=key))
         return outcome
 
     return await drive(ctx, {"kind": "reply", "path": str(reply.absolute())}, body)
@@ -223,8 +252,12 @@ async def _apply_commands(
     paths: AgentPaths,
     current: Session | None,
     opts: RunOptions,
+    undo: UndoRecorder | None = None,
+    cut: InboxCommand | None = None,
 ) -> RunOutcome:
-    """The commands of a reply in order, then the session's next outbox; emits ``run.completed``."""
+    """The commands of a reply in order, then the session's next outbox; emits ``run.completed``.
+
+    ``cut``: the open last block of a reply applied with ``partial``, reported as skipped."""
     n = len(commands)
     reads: list[str] = []
     done: str | None = None
@@ -232,11 +265,15 @@ async def _apply_commands(
         if done is not None:
             ctx.record(StepResult(i, command.name, "skipped", "Skipped: comes after [DONE]", line=command.line + 1))
             continue
+        if command is cut:
+            summary = "Skipped: the reply ends inside this block (no closing tag); --partial applies closed blocks"
+            ctx.record(StepResult(i, command.name, "skipped", summary, line=command.line + 1, path=command.path))
+            continue
         ctx.control.check()
         if not command.ok:
-            result = _error_result(i, command)
+            result = error_result(i, command)
         else:
-            result = await _apply_one(ctx, ws, i, n, command)
+            result = await _apply_one(ctx, ws, i, n, command, undo)
         ctx.record(result)
         if result.status == "cancelled":
             ctx.control.check()
@@ -253,7 +290,10 @@ async def _apply_commands(
         ctx.emitter.artifact(session_file.name, "session", str(session_file))
         if outbox is not None:
             ctx.emitter.artifact(outbox.name, "outbox", str(outbox))
-    extra: dict[str, object] = {"done": done is not None}
+    extra: dict[str, object] = {
+        "done": done is not None,
+        "failed": sum(1 for r in ctx.results if r.status in FAILED_STEPS),
+    }
     if done is not None:
         extra["done_summary"] = done
     if outbox is not None:
@@ -283,6 +323,47 @@ def _settle_record(ledger: ReplyLedger | None, record: ReplyRecord) -> None:
             ledger.mark(record)
 
 
+def _finish_undo(ctx: RunContext, undo: UndoRecorder, ws: Workspace) -> None:
+    """Store the undo entry's after-states; a failure to write it is reported, never hidden."""
+    try:
+        undo.finish(ws)
+    except OSError as exc:
+        ctx.emitter.status(
+            f"the undo entry of this reply could not be written ({exc}): 'heredoc-lsp undo' cannot undo it"
+        )
+
+
 def already_applied_message(name: str, record: ReplyRecord) -> str:
     what = {"started": "was being applied", "interrupted": "was interrupted"}.get(record.state, "was applied")
-    return f"{name} {what} at {record.at}; a reply is applied only once, so nothing was run"
+    who = name if record.name == name else f"{name} is the same reply as {record.name}, which"
+    return (
+        f"{who} {what} at {record.at}; a reply is applied only once, so nothing was written or run "
+        "(to apply it again on purpose, use --again)"
+    )
+
+
+def not_a_reply(
+    name: str, source: str, lines: list[str], parsed: InboxReply, paths: AgentPaths, current: Session | None
+) -> str | None:
+    """Why ``source`` is heredoc-lsp's prompt pasted as a reply (never applied, whatever the flags), or None."""
+    problem = prompt_problem(lines, parsed, example_fingerprints())
+    why = problem.message if problem is not None else None
+    if why is None and current is not None:
+        last = paths.outbox_file(current.session_id, current.sequence_number)
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            if same_text(source, last.read_text(encoding="utf-8")):
+                why = f"it is the session's last outbox, {last.name}"
+    if why is None:
+        return None
+    return (
+        f"{name} is not a reply: {why}; nothing was created or run. Send that text to the LLM and save the LLM's "
+        "answer as the reply"
+    )
+
+
+def truncated_message(name: str, cut: InboxCommand) -> str:
+    what = f"{cut.name} for '{cut.path}'" if cut.path is not None else cut.name
+    return (
+        f"{name} looks truncated: its last block, {what} at line {cut.line + 1}, has no closing tag and there is "
+        f"no [DONE]; nothing was written or run. Save the whole reply, or apply its closed blocks with --partial"
+    )

@@ -1,0 +1,252 @@
+"""``apply --preview``: what applying a reply would do, with nothing written and nothing run (docs/running.md).
+
+Every block is simulated in order on an in-memory copy of the files it touches (a file created by an earlier block
+is there for a later EDIT_FILE): file blocks get a unified diff (``--- a/PATH`` / ``+++ b/PATH``), RUN_COMMAND
+blocks the command they would run, and blocks that would fail or be refused the reason. Nothing is written: not the
+files, not the ledger, not the session, not an outbox, not an undo entry.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from heredoc_lsp.analysis.core import default_workspace
+from heredoc_lsp.executor.agent import (
+    AGENT_DIRS,
+    AgentPaths,
+    LedgerError,
+    ReplyLedger,
+    ReplyRecord,
+    content_digest,
+)
+from heredoc_lsp.executor.engine import RunRefused
+from heredoc_lsp.executor.files import BINARY_SNIFF_BYTES, FileOpError, Workspace, replace_lines, stale_edit
+from heredoc_lsp.executor.reply_apply import (
+    already_applied_message,
+    error_result,
+    find_session,
+    not_a_reply,
+    truncated_message,
+)
+from heredoc_lsp.executor.script_run import load_config_for, read_document
+from heredoc_lsp.syntax.inbox import parse_inbox
+from heredoc_lsp.syntax.paths import display_path, normalize_relative
+from heredoc_lsp.syntax.reply_shape import reply_key, truncated_block
+from heredoc_lsp.syntax.text import split_lines, split_lines_keepends
+
+if TYPE_CHECKING:
+    from heredoc_lsp.config.model import Config
+    from heredoc_lsp.syntax.inbox import InboxCommand
+
+Action = Literal["create", "edit", "delete", "run", "read", "message", "done", "fail", "skip"]
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewBlock:
+    """What one block would do. ``line`` is 1-based; ``diff`` is a unified diff for file blocks."""
+
+    index: int
+    kind: str
+    line: int
+    action: Action
+    text: str
+    path: str | None = None
+    diff: str = ""
+    command: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"index": self.index, "kind": self.kind, "line": self.line, "action": self.action}
+        data["text"] = self.text
+        for key in ("path", "command"):
+            if getattr(self, key) is not None:
+                data[key] = getattr(self, key)
+        if self.diff:
+            data["diff"] = self.diff
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyPreview:
+    """The preview of a reply; ``refusal`` says why ``apply`` would refuse the whole reply (blocks still shown)."""
+
+    reply: Path
+    workspace: Path
+    blocks: tuple[PreviewBlock, ...]
+    refusal: str | None = None
+
+    def lines(self) -> list[str]:
+        """The preview as text lines for a terminal."""
+        out = [f"Preview of {self.reply.name} for {self.workspace}: nothing is written or run."]
+        if self.refusal:
+            out.append(f"apply would refuse this reply: {self.refusal}")
+        for b in self.blocks:
+            where = f" '{display_path(b.path)}'" if b.path is not None else ""
+            out.append(f"[{b.index + 1}] {b.kind}{where} (line {b.line}): {b.text}")
+            if b.diff:
+                out.extend(line.removesuffix("\r") for line in b.diff.rstrip("\n").split("\n"))
+            if b.command is not None:
+                out.extend(
+                    f"    $ {line}" if k == 0 else f"      {line}" for k, line in enumerate(b.command.split("\n"))
+                )
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "reply": str(self.reply),
+            "workspace": str(self.workspace),
+            "refusal": self.refusal,
+            "blocks": [b.to_json() for b in self.blocks],
+        }
+
+
+def preview_reply(
+    path: Path | str,
+    *,
+    text: str | None = None,
+    config: Config | None = None,
+    workspace: Path | None = None,
+    session: str | Literal[False] | None = None,
+    again: bool = False,
+    partial: bool = False,
+) -> ReplyPreview:
+    """The preview of applying ``path`` (arguments as :func:`heredoc_lsp.executor.reply_apply.apply_reply`).
+
+    :class:`RunRefused` (``refused``) when the text is a prompt: its blocks are examples, never previewed as commands.
+    """
+    reply = Path(path)
+    cfg = load_config_for(reply, config)
+    root = (workspace or default_workspace(reply, cfg)).resolve()
+    if not root.is_dir():
+        raise RunRefused("parse_error", f"workspace '{root}' is not a directory")
+    paths = AgentPaths(root)
+    ws = Workspace(root, protected=AGENT_DIRS if paths.is_agent_root() else ())
+    source, _warnings = read_document(reply, text)
+    bare = split_lines(source)
+    parsed = parse_inbox(bare)
+    current = find_session(paths, session)
+    refusal = not_a_reply(reply.name, source, bare, parsed, paths, current)
+    if refusal is not None:
+        raise RunRefused("parse_error", refusal, refused=True)
+    cut = truncated_block(parsed)
+    why: str | None = None
+    if cut is not None and not partial:
+        why = truncated_message(reply.name, cut)
+    elif paths.is_agent_root() and not again:
+        digest = content_digest(source.encode("utf-8", "surrogateescape"))
+        try:
+            earlier = ReplyLedger(paths).applied(ReplyRecord(digest, reply.name, "started", content=reply_key(source)))
+        except LedgerError as exc:
+            earlier, why = None, str(exc)
+        if earlier is not None:
+            why = already_applied_message(reply.name, earlier)
+    sim = _Simulation(ws)
+    blocks: list[PreviewBlock] = []
+    done = False
+    for i, command in enumerate(parsed.commands):
+        line = command.line + 1
+        if done:
+            blocks.append(PreviewBlock(i, command.name, line, "skip", "would be skipped: comes after [DONE]"))
+        elif command is cut:
+            blocks.append(PreviewBlock(i, command.name, line, "skip", "would be skipped: no closing tag (--partial)"))
+        elif not command.ok:
+            blocks.append(
+                PreviewBlock(i, command.name, line, "fail", f"would fail: {error_result(i, command).summary}")
+            )
+        else:
+            blocks.append(sim.block(i, command))
+            done = command.name == "DONE"
+    return ReplyPreview(reply, root, tuple(blocks), why)
+
+
+class _Simulation:
+    """The files as the blocks so far would have left them (text, or None when deleted), read from disk once."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.files: dict[str, str | None] = {}
+
+    def _current(self, path: str) -> str | None:
+        key = normalize_relative(path)
+        if key not in self.files:
+            state = self.ws.file_state(path)
+            if state is not None and b"\0" in state.data[:BINARY_SNIFF_BYTES]:
+                raise FileOpError(f"File '{display_path(path)}' is binary; EDIT_FILE changes text files only")
+            self.files[key] = None if state is None else state.data.decode("utf-8", "surrogateescape")
+        return self.files[key]
+
+    def block(self, i: int, command: InboxCommand) -> PreviewBlock:
+        name, line, path = command.name, command.line + 1, command.path
+        if name == "RUN_COMMAND":
+            return PreviewBlock(
+                i,
+                name,
+                line,
+                "run",
+                "would run (commands are never previewed by running them):",
+                command=command.body or "",
+            )
+        if name == "MESSAGE":
+            return PreviewBlock(i, name, line, "message", f"would show the message: {command.body or ''}")
+        if name == "DONE":
+            return PreviewBlock(i, name, line, "done", "would end the task (later blocks are skipped)")
+        assert path is not None
+        shown = display_path(path)
+        try:
+            if name == "READ_FILE":
+                self.ws.resolve(path)
+                found = self._current(path) is not None
+                return PreviewBlock(
+                    i,
+                    name,
+                    line,
+                    "read" if found else "fail",
+                    "would put its contents in the next outbox" if found else f"would fail: File '{shown}' not found",
+                    path=path,
+                )
+            self.ws.check_write(path)
+            before = self._current(path)
+            if name == "CREATE_FILE":
+                after: str | None = command.body or ""
+                action: Action = "create"
+                what = "would create the file" if before is None else "would replace the whole file"
+            elif name == "EDIT_FILE":
+                if before is None:
+                    raise FileOpError(f"File '{shown}' not found")
+                assert command.line_range is not None
+                start, end = command.line_range
+                stale = stale_edit(before, start, end, command.attrs, shown)
+                if stale is not None:
+                    raise stale
+                after, _count = replace_lines(before, start, end, command.body or "", shown)
+                span = f"line {start}" if start == end else f"lines {start}-{end}"
+                action, what = "edit", f"would replace {span}"
+            else:
+                if before is None:
+                    raise FileOpError(f"File '{shown}' not found")
+                after, action, what = None, "delete", "would delete the file"
+        except FileOpError as exc:
+            detail = f"\n{exc.detail}" if exc.detail else ""
+            verb = "be refused" if exc.rejected else "fail"
+            return PreviewBlock(i, name, line, "fail", f"would {verb}: {exc.summary}{detail}", path=path)
+        self.files[normalize_relative(path)] = after
+        return PreviewBlock(i, name, line, action, what, path=path, diff=unified_diff(path, before, after))
+
+
+def unified_diff(path: str, before: str | None, after: str | None) -> str:
+    """``--- a/PATH`` / ``+++ b/PATH`` diff of two texts (None: no file); line endings kept, a missing final
+    newline marked as ``diff`` does."""
+    rel = normalize_relative(path)
+    old = split_lines_keepends(before or "")
+    new = split_lines_keepends(after or "")
+    out: list[str] = []
+    for line in difflib.unified_diff(old, new, f"a/{rel}", f"b/{rel}"):
+        if line.endswith(("\n", "\r")):
+            out.append(line)
+        else:
+            out.append(line + "\n\\ No newline at end of file\n")
+    if not out:
+        return f"--- a/{rel}\n+++ b/{rel}\n(no change)\n"
+    return "".join(out)
