@@ -183,7 +183,8 @@ def test_apply_json_with_artifacts(project: Path) -> None:
     write(project / "r.inbox", '[CREATE_FILE path="a.txt"]\nhi\n[/CREATE_FILE]\n[DELETE_FILE path="zzz"]\n')
     code, events, _ = run_json(["apply", "r.inbox", "--output", "json"], project)
     end = check_stream(events)
-    assert code == 0
+    assert code == 1  # a block failed: the run completed, its exit code says so (docs/jsonl.md)
+    assert (end["type"], end["payload"]["failed"]) == ("run.completed", 1)
     assert [r["text"] for r in end["payload"]["results"]] == [
         "[OK] CREATE_FILE: Created 'a.txt'",
         "[FAILED] DELETE_FILE: File 'zzz' not found",

@@ -151,7 +151,7 @@ def test_apply_text(tmp_path: Path) -> None:
     config(tmp_path)
     write(tmp_path / "r.inbox", '[CREATE_FILE path="x/y.txt"]\nhi\n[/CREATE_FILE]\n[READ_FILE path="/etc/passwd"]\n')
     code, out, _ = run_text(["apply", "r.inbox"], tmp_path)
-    assert code == 0
+    assert code == 1  # one block failed
     lines = out.splitlines()
     assert "[OK] CREATE_FILE: Created 'x/y.txt'" in lines
     assert (
