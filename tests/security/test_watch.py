@@ -115,7 +115,7 @@ def test_apply_then_watch_does_not_offer_the_reply_again(agent_root: Path, run_c
     assert "Applying" not in watched.stdout
     assert _processed(agent_root) == ["r.txt"]
     again = run_cli("apply", "inbox/processed/r.txt", *LOOSE)
-    assert again.returncode == 1
+    assert again.returncode == 2  # refused
     assert "a reply is applied only once" in again.stdout
     assert (agent_root / "f.txt").read_text() == "two\nthree\n"
 
