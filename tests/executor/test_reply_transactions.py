@@ -237,3 +237,12 @@ async def test_undo_never_overwrites_a_file_changed_since(root: Path) -> None:
     report = undo_last(ws)  # one further back: r1
     assert report.ok and report.reply == "r1.txt" and report.restored == ["b.txt"]
     assert (root / "b.txt").read_text() == "one\ntwo\nthree\n"
+
+
+async def test_a_reply_that_changed_nothing_leaves_nothing_to_undo(root: Path) -> None:
+    await apply(root, "r1.txt", EDIT)
+    stale = '[EDIT_FILE path="b.txt" start_line="1" end_line="1" start_text="zzz"]\nX\n[/EDIT_FILE]\n'
+    out, _ = await apply(root, "stale.txt", stale)
+    assert out.exit_code == 1
+    report = undo_last(Workspace(root, AGENT_DIRS))  # the failed edit is skipped: r1 is undone
+    assert report.reply == "r1.txt" and report.restored == ["b.txt"]

@@ -56,6 +56,7 @@ class PreviewBlock:
     path: str | None = None
     diff: str = ""
     command: str | None = None
+    detail: str = ""  # more lines about a failure (what a stale EDIT_FILE found instead)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"index": self.index, "kind": self.kind, "line": self.line, "action": self.action}
@@ -63,8 +64,9 @@ class PreviewBlock:
         for key in ("path", "command"):
             if getattr(self, key) is not None:
                 data[key] = getattr(self, key)
-        if self.diff:
-            data["diff"] = self.diff
+        for key in ("diff", "detail"):
+            if getattr(self, key):
+                data[key] = getattr(self, key)
         return data
 
 
@@ -85,6 +87,8 @@ class ReplyPreview:
         for b in self.blocks:
             where = f" '{display_path(b.path)}'" if b.path is not None else ""
             out.append(f"[{b.index + 1}] {b.kind}{where} (line {b.line}): {b.text}")
+            if b.detail:
+                out.extend(f"    {line}" for line in b.detail.split("\n"))
             if b.diff:
                 out.extend(line.removesuffix("\r") for line in b.diff.rstrip("\n").split("\n"))
             if b.command is not None:
@@ -228,9 +232,8 @@ class _Simulation:
                     raise FileOpError(f"File '{shown}' not found")
                 after, action, what = None, "delete", "would delete the file"
         except FileOpError as exc:
-            detail = f"\n{exc.detail}" if exc.detail else ""
             verb = "be refused" if exc.rejected else "fail"
-            return PreviewBlock(i, name, line, "fail", f"would {verb}: {exc.summary}{detail}", path=path)
+            return PreviewBlock(i, name, line, "fail", f"would {verb}: {exc.summary}", path=path, detail=exc.detail)
         self.files[normalize_relative(path)] = after
         return PreviewBlock(i, name, line, action, what, path=path, diff=unified_diff(path, before, after))
 

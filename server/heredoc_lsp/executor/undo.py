@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -48,6 +49,7 @@ class _Kept:
     path: str
     blob: str | None  # file name under the entry folder; None when the file did not exist
     mode: int | None
+    before: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
 
 
@@ -96,23 +98,34 @@ class UndoRecorder:
                 raise FileOpError(
                     f"Cannot keep a copy of '{key}' for undo ({exc.strerror or exc}); the file was not changed"
                 ) from None
-        self.kept[key] = _Kept(key, blob, None if state is None else state.mode)
+        self.kept[key] = _Kept(key, blob, None if state is None else state.mode, _state_key(state))
         self._write(final=False)
 
     def ran(self, command: str) -> None:
         self.commands.append(command)
 
     def finish(self, ws: Workspace) -> None:
-        """Store every kept file's state after the reply (what undo compares with) and the commands that ran."""
+        """Store every kept file's state after the reply (what undo compares with) and the commands that ran.
+
+        Files the reply left as they were (a block that failed) are dropped; a reply that changed no file and ran
+        no command leaves no entry, so ``undo`` never spends a step on it."""
         if not self.kept and not self.commands:
             return
-        self._open()
-        for kept in self.kept.values():
+        folder = self._open()
+        for key, kept in list(self.kept.items()):
             try:
                 kept.after = _state_key(ws.file_state(kept.path, KEEP_LIMIT))
             except FileOpError:
                 kept.after = {"sha256": "", "mode": 0}  # unreadable now: undo will refuse it
+            if kept.after == kept.before:
+                del self.kept[key]
+                if kept.blob is not None:
+                    (folder / kept.blob).unlink(missing_ok=True)
+        if not self.kept and not self.commands:
+            shutil.rmtree(folder, ignore_errors=True)
+            return
         self._write(final=True)
+
 
     def _write(self, *, final: bool) -> None:
         assert self.folder is not None
