@@ -413,6 +413,17 @@ _RULES: tuple[Rule, ...] = (
         "[RUN_COMMAND]\n[/RUN_COMMAND]",
         "",
     ),
+    Rule(
+        "pasted_prompt",
+        "error",
+        "inbox",
+        "heredoc-lsp's own prompt (an outbox or its PROTOCOL text) where a reply belongs.",
+        "An outbox section marker or the PROTOCOL text's first line outside any block means the text is the message "
+        "for the LLM, pasted back by mistake. It is never applied (its examples are never commands); this one "
+        "diagnostic replaces the errors its examples would show.",
+        "=== HEADER ===\nSession: 5f3a9c1e\nSequence: 1",
+        "",
+    ),
     # -- outbox files -----------------------------------------------------------------------------------------------
     Rule(
         "missing_section",

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from heredoc_lsp.analysis.core import analyze
 from heredoc_lsp.executor.agent import OutboxSettings, Session, render_outbox
 from heredoc_lsp.executor.environment import Redactor
 from heredoc_lsp.executor.files import Workspace
 from heredoc_lsp.executor.protocol_text import example_fingerprints, protocol_text
+from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.inbox import parse_inbox
 from heredoc_lsp.syntax.reply_shape import (
     normalized_reply,
@@ -82,3 +84,15 @@ def test_truncated_block() -> None:
     assert cut("[DONE]\nall done, no closer\n") is None  # an open [DONE] fails as its own block
     assert cut('[READ_FILE path="a"]\n') is None
     assert cut("") is None
+
+
+def test_a_prompt_in_the_editor_is_one_diagnostic_and_no_commands(tmp_path: Path) -> None:
+    session = Session("0123abcd", "edit b.txt")
+    outbox = render_outbox(session, Workspace(tmp_path), OutboxSettings(redactor=Redactor()))
+    analysis = analyze(outbox, Language.INBOX, workspace=tmp_path)
+    (only,) = analysis.diagnostics
+    assert (only.code, only.span.start_line) == ("pasted_prompt", 0)
+    assert only.message.startswith("This is heredoc-lsp's prompt for the LLM, not a reply")
+    assert analysis.tree.commands == ()  # type: ignore[union-attr]
+    reply = analyze("[RUN_COMMAND]\nls\n[/RUN_COMMAND]\n", Language.INBOX, workspace=tmp_path)
+    assert reply.diagnostics == ()

@@ -145,9 +145,13 @@ def analyze_lines(
         tree = parse_params(lines, schema)
     elif language is Language.INBOX:
         from heredoc_lsp.syntax.inbox import parse_inbox  # deferred: check start-up
+        from heredoc_lsp.syntax.reply_shape import prompt_tree  # deferred: check start-up
 
         tree = parse_inbox(lines)
-        if workspace is not None:
+        prompt = prompt_tree(list(lines), tree)
+        if prompt is not None:
+            tree = prompt  # one diagnostic for a pasted prompt, no workspace checks of its examples
+        elif workspace is not None:
             from heredoc_lsp.analysis.workspace import workspace_diagnostics  # deferred: check start-up
 
             found.extend(workspace_diagnostics(tree, workspace))

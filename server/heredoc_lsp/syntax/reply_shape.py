@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from heredoc_lsp.syntax.diagnostics import Span, error
 from heredoc_lsp.syntax.inbox import InboxCommand, InboxReply
 from heredoc_lsp.syntax.outbox import SECTION_NAMES, marker
 from heredoc_lsp.syntax.text import BOM, split_lines, trim, trim_end
@@ -84,6 +85,21 @@ def prompt_problem(lines: list[str], reply: InboxReply, examples: Collection[Fin
             "PROTOCOL text: this is the prompt for the LLM, not its reply",
         )
     return None
+
+
+def prompt_tree(lines: list[str], reply: InboxReply, examples: Collection[Fingerprint] = ()) -> InboxReply | None:
+    """For an editor or ``check``: a prompt pasted where a reply belongs is one ``pasted_prompt`` error and no
+    commands (instead of a page of errors about the PROTOCOL's examples); None for a reply."""
+    found = prompt_problem(lines, reply, examples)
+    if found is None:
+        return None
+    line = lines[found.line] if found.line < len(lines) else ""
+    message = (
+        f"This is heredoc-lsp's prompt for the LLM, not a reply ({found.message}): it is never applied. Send it to "
+        "the LLM and save the LLM's answer as the reply"
+    )
+    diagnostic = error(Span.at(found.line, 0, len(line)), "pasted_prompt", message)
+    return replace(reply, commands=(), diagnostics=(diagnostic,))
 
 
 def same_text(a: str, b: str) -> bool:
