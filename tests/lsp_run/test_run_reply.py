@@ -118,3 +118,23 @@ async def test_run_one_block_leaves_the_session_alone(client: RunClient) -> None
     assert block[0] == RUN and re.fullmatch(r"✓ exit 0 · \d+(\.\d+)? s", block[1]), titles
     hover = await client.hover_text(uri, 4)
     assert hover is not None and "```text\nB\n```" in hover
+
+
+async def test_a_copy_of_an_applied_reply_and_a_pasted_outbox_are_refused(client: RunClient) -> None:
+    root = client.root / f"{client.profile}-once"
+    root.mkdir()
+    session_id = new_session(root)
+    text = '[CREATE_FILE path="n.txt"]\nn\n[/CREATE_FILE]\n'
+    first = client.open(text, name=f"{client.profile}-once/inbox/reply1.txt", language_id="agent-inbox")
+    client.answers.append(ASK_RUN)
+    assert (await client.execute((await client.lens(first, 0, "▶ Apply reply")).command))["status"] == "completed"
+    (root / "n.txt").write_text("mine\n", encoding="utf-8")
+    copy = client.open(text, name=f"{client.profile}-once/inbox/reply2.txt", language_id="agent-inbox")
+    client.answers.append(ASK_RUN)
+    result = await client.execute((await client.lens(copy, 0, "▶ Apply reply")).command)
+    assert (result["status"], result.get("refused")) == ("failed", True)
+    assert "reply2.txt is the same reply as reply1.txt, which was applied at " in result["message"]
+    assert (root / "n.txt").read_text(encoding="utf-8") == "mine\n"
+    outbox = (root / "outbox" / f"{session_id}_seq0002.txt").read_text(encoding="utf-8")
+    pasted = client.open(outbox, name=f"{client.profile}-once/inbox/mistake.txt", language_id="agent-inbox")
+    assert await client.lens_titles(pasted) == []  # no Apply lens and no Run lens on the PROTOCOL's examples

@@ -126,7 +126,6 @@ class UndoRecorder:
             return
         self._write(final=True)
 
-
     def _write(self, *, final: bool) -> None:
         assert self.folder is not None
         data = {

@@ -28,6 +28,7 @@ from heredoc_lsp.syntax.cli import parse_cli
 from heredoc_lsp.syntax.inbox import parse_inbox
 from heredoc_lsp.syntax.outbox import parse_outbox
 from heredoc_lsp.syntax.params import parse_params
+from heredoc_lsp.syntax.reply_shape import prompt_tree
 
 if TYPE_CHECKING:
     from heredoc_lsp.config import Config
@@ -147,7 +148,10 @@ def analyze_lines(
         tree = parse_cli(lines, config.commands, config.compat, shell=config.shell)
     elif language is Language.INBOX:
         tree = parse_inbox(lines)
-        if workspace is not None:
+        prompt = prompt_tree(list(lines), tree)  # as analysis.core does: a pasted prompt is one diagnostic
+        if prompt is not None:
+            tree = prompt
+        elif workspace is not None:
             found.extend(workspace_diagnostics(tree, workspace))
     elif language is Language.OUTBOX:
         tree = parse_outbox(lines)

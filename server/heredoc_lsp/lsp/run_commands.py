@@ -526,6 +526,7 @@ class RunFeature(Feature):
             "results": [r.to_json() for r in outcome.results],
             "log": str(log_file.path),
             **({"outbox": str(outcome.outbox)} if outcome.outbox is not None else {}),
+            **({"refused": True} if outcome.refused else {}),  # a reply applied before, a pasted prompt...
         }
 
     def _watch_request(self, control: RunControl) -> Any:
