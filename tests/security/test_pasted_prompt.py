@@ -64,6 +64,7 @@ def test_agent_watch_never_applies_the_outbox(agent_root: Path, run_cli: RunCli)
     shutil.copy(outbox, agent_root / "inbox" / "mistake.txt")
     done = run_cli("agent", "watch", "--once", "--settle", "0", *LOOSE)
     assert "mistake.txt is not a reply" in done.stdout
+    assert f"[REFUSED] mistake.txt: moved to {agent_root / 'inbox' / 'refused' / 'mistake.txt'}" in done.stdout
     _untouched(agent_root)
 
 

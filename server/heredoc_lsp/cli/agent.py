@@ -9,7 +9,8 @@ replies change.
 Exactly once (SPEC §6 "Trust"): a reply is applied only when it is complete (unchanged for ``--settle`` seconds),
 never twice (the ledger ``.heredoc-lsp/replies.json`` is shared with ``apply``; a reply interrupted by a kill is
 reported and moved to ``inbox/processed/``, not re-applied), a declined reply is not offered again, and a file that
-a run or a reply wrote into ``inbox/`` is refused and moved to ``inbox/refused/``.
+a run or a reply wrote into ``inbox/`` is refused and moved to ``inbox/refused/``, as is a prompt pasted back and
+a reply cut off (see docs/running.md, "Replies are transactions"); a copy of an applied reply is ``[SKIPPED]``.
 """
 
 from __future__ import annotations
@@ -261,6 +262,11 @@ async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) ->
                     break
                 passed.add((name, digest))  # declined (remembered in the ledger) or unanswered
                 state["control"] = RunControl()
+                continue
+            if outcome.refused and reply.exists():  # a prompt, a copy, a reply cut off: reported, never applied
+                where = _move(paths, reply, paths.refused)
+                notice(f"[REFUSED] {name}: moved to {where}")
+                state["control"] = RunControl() if state["stop"] is None else state["control"]
                 continue
             failed = failed or outcome.status == "failed"
             if reply.exists():
