@@ -3,14 +3,19 @@ applied once by content, never a prompt, never cut off, previewed, undone, stale
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
 
 from heredoc_lsp.config import DEFAULT_CONFIG
 from heredoc_lsp.executor.agent import AGENT_DIRS, AgentPaths, OutboxSettings, load_session, start_session
+from heredoc_lsp.executor.engine import RunRefused
 from heredoc_lsp.executor.environment import Redactor
 from heredoc_lsp.executor.files import Workspace
 from heredoc_lsp.executor.model import RunOptions, RunOutcome
@@ -18,6 +23,7 @@ from heredoc_lsp.executor.reply_apply import apply_reply
 from heredoc_lsp.executor.reply_preview import preview_reply
 from heredoc_lsp.executor.undo import undo_last
 
+from .test_apply import replies
 from .test_runs import Recorder
 
 OPTS = RunOptions(sandbox="none", kill_grace_s=0.3)
@@ -246,3 +252,42 @@ async def test_a_reply_that_changed_nothing_leaves_nothing_to_undo(root: Path) -
     assert out.exit_code == 1
     report = undo_last(Workspace(root, AGENT_DIRS))  # the failed edit is skipped: r1 is undone
     assert report.reply == "r1.txt" and report.restored == ["b.txt"]
+
+
+def files_and_modes(root: Path) -> dict[str, tuple[bytes, int] | str]:
+    """Regular files (bytes, mode) and links (target) under ``root``; folders and heredoc-lsp's state left out."""
+    found: dict[str, tuple[bytes, int] | str] = {}
+    for dirpath, _dirnames, filenames in os.walk(root):
+        for name in filenames:
+            p = Path(dirpath, name)
+            rel = str(p.relative_to(root))
+            if rel.startswith(".heredoc-lsp/"):
+                continue
+            found[rel] = os.readlink(p) if p.is_symlink() else (p.read_bytes(), p.lstat().st_mode & 0o7777)
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(replies())
+async def test_undo_after_any_reply_restores_every_file(text: str) -> None:
+    base = Path(tempfile.mkdtemp(prefix="heredoc-undo-"))
+    try:
+        ws = base / "ws"
+        ws.mkdir()
+        (base / "outside").mkdir()
+        (ws / "a.txt").write_text("1\n2\n3\n")
+        os.chmod(ws / "a.txt", 0o640)
+        (ws / "link").symlink_to(base / "outside")
+        reply = base / "reply.inbox"
+        reply.write_text(text)
+        before = files_and_modes(ws)
+        with contextlib.suppress(RunRefused):  # a prompt: refused, nothing to preview
+            preview_reply(reply, config=DEFAULT_CONFIG, workspace=ws, session=False, partial=True)
+        assert files_and_modes(ws) == before and not (ws / ".heredoc-lsp").exists()  # a preview writes nothing
+        await apply_reply(reply, options=OPTS, workspace=ws, session=False, config=DEFAULT_CONFIG, partial=True)
+        report = undo_last(Workspace(ws))
+        assert report.refused == []
+        assert files_and_modes(ws) == before
+        assert undo_last(Workspace(ws)).entry is None
+    finally:
+        shutil.rmtree(base)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -25,6 +26,7 @@ from heredoc_lsp.executor.files import FileOpError, FileState, Workspace, atomic
 from heredoc_lsp.syntax.paths import normalize_relative
 
 UNDO_DIR = Path(".heredoc-lsp") / "undo"
+_BLOB = re.compile(r"[0-9]+\.bin")  # the copies an entry may name: files of its own folder
 ENTRY_FILE = "entry.json"
 #: Files larger than this are not kept: the block that would change one fails instead (undo could not restore it).
 KEEP_LIMIT = 64 * 1024 * 1024
@@ -201,7 +203,7 @@ def undo_last(ws: Workspace) -> UndoReport:
 def _undo_file(ws: Workspace, folder: Path, item: dict[str, Any], complete: bool, report: UndoReport) -> None:
     path = str(item["path"])
     blob = item.get("blob")
-    copy = f" (its content from before the reply is kept in {folder / blob})" if blob else ""
+    copy = f" (its content from before the reply is kept in {folder / blob})" if blob and _BLOB.fullmatch(blob) else ""
     try:
         current = ws.file_state(path, KEEP_LIMIT)
     except FileOpError as exc:
@@ -217,6 +219,8 @@ def _undo_file(ws: Workspace, folder: Path, item: dict[str, Any], complete: bool
         report.refused.append((path, f"{what} after the reply was applied; left as it is{copy}"))
         return
     try:
+        if blob is not None and not _BLOB.fullmatch(str(blob)):
+            raise ValueError(f"the undo entry names '{blob}', not one of its own copies")
         if blob is None:
             if current is not None:
                 ws.delete_file(path)
