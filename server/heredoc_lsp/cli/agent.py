@@ -268,7 +268,7 @@ async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) ->
                 notice(f"[REFUSED] {name}: moved to {where}")
                 state["control"] = RunControl() if state["stop"] is None else state["control"]
                 continue
-            failed = failed or outcome.status == "failed"
+            failed = failed or outcome.exit_code == 1  # the run failed, or a block of the reply did
             if reply.exists():
                 where = _move(paths, reply, paths.processed)
                 if writer is None:
