@@ -301,7 +301,7 @@ def test_reply_cannot_plant_a_git_hook_or_fsmonitor(workspace: Path, tmp_path: P
         '[CREATE_FILE path="notes.md"]\nfine\n[/CREATE_FILE]\n'
     )
     done = run_cli("apply", str(reply), "--yes")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # the refused blocks failed
     # The real git commands that would have run the planted code.
     assert _git(workspace, "add", "notes.md", home=tmp_path).returncode == 0
     commit = _git(workspace, "commit", "-q", "-m", "x", home=tmp_path)
@@ -331,7 +331,7 @@ def test_reply_cannot_write_agent_state_or_the_config(workspace: Path, run_cli: 
         '[CREATE_FILE path=".vscode/tasks.json"]\n{}\n[/CREATE_FILE]\n',
     )
     done = run_cli("apply", str(reply), "--yes")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # the refused blocks failed
     for path in ("inbox/zz.txt", "heredoc-lsp.toml", ".envrc", ".vscode"):
         assert not (workspace / path).exists(), path
     assert (workspace / "pyproject.toml").read_text() == (
