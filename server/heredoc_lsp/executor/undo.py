@@ -87,6 +87,7 @@ class UndoRecorder:
         key = normalize_relative(path)
         if key in self.kept:
             return
+        ws.check_write(path)  # a path the block may not write fails with the block's own message, before any copy
         state = ws.file_state(path, KEEP_LIMIT)
         folder = self._open()
         blob = None
