@@ -36,6 +36,7 @@ ALL_COMMANDS = [
     "heredoc-lsp.runBlock",
     "heredoc-lsp.cancelRun",
     "heredoc-lsp.showRunOutput",
+    "heredoc-lsp.undoReply",
 ]
 
 

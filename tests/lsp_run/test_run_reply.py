@@ -135,6 +135,14 @@ async def test_a_copy_of_an_applied_reply_and_a_pasted_outbox_are_refused(client
     assert (result["status"], result.get("refused")) == ("failed", True)
     assert "reply2.txt is the same reply as reply1.txt, which was applied at " in result["message"]
     assert (root / "n.txt").read_text(encoding="utf-8") == "mine\n"
+    # Undo from the editor: n.txt was changed since the apply, so it is left as it is and named.
+    undo = types.Command(title="", command="heredoc-lsp.undoReply", arguments=[{"uri": copy}])
+    undone = await client.execute(undo)
+    assert (undone["status"], undone["reply"]) == ("partly undone", "reply1.txt")
+    assert [r["path"] for r in undone["refused"]] == ["n.txt"]
+    assert "NOT restored n.txt: was changed after the reply was applied" in undone["message"]
+    assert (root / "n.txt").read_text(encoding="utf-8") == "mine\n"
+    assert (await client.execute(undo))["status"] == "nothing"
     outbox = (root / "outbox" / f"{session_id}_seq0002.txt").read_text(encoding="utf-8")
     pasted = client.open(outbox, name=f"{client.profile}-once/inbox/mistake.txt", language_id="agent-inbox")
     assert await client.lens_titles(pasted) == []  # no Apply lens and no Run lens on the PROTOCOL's examples

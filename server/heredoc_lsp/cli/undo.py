@@ -18,7 +18,7 @@ from heredoc_lsp.cli.apply import visible_lines
 from heredoc_lsp.cli.run_common import EXIT_USAGE
 from heredoc_lsp.executor.agent import AGENT_DIRS, AgentPaths
 from heredoc_lsp.executor.files import FileOpError, Workspace
-from heredoc_lsp.executor.undo import UndoError, UndoReport, undo_last
+from heredoc_lsp.executor.undo import UndoError, undo_last
 
 
 def add_parser(subparsers: Any) -> None:
@@ -46,35 +46,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"heredoc-lsp: {exc}\n")
         return EXIT_USAGE
     if args.output == "json":
-        sys.stdout.write(json.dumps(_json(report), ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(visible_lines(report_lines(report)))
+        sys.stdout.write(visible_lines(report.lines()))
     return 0 if report.ok else 1
-
-
-def report_lines(report: UndoReport) -> list[str]:
-    if report.entry is None:
-        return ["Nothing to undo: no applied reply is left to undo in this workspace."]
-    out = [f"Undid {report.reply} (applied at {report.at}):"]
-    out += [f"  restored {p}" for p in report.restored]
-    out += [f"  removed {p} (the reply created it)" for p in report.removed]
-    out += [f"  NOT restored {p}: {why}" for p, why in report.refused]
-    if not (report.restored or report.removed or report.refused):
-        out.append("  no file needed restoring")
-    if report.commands:
-        out.append("Commands the reply ran cannot be undone; check what they did:")
-        out += [f"  ran: {c.split(chr(10))[0]}" + (" ..." if "\n" in c else "") for c in report.commands]
-    return out
-
-
-def _json(report: UndoReport) -> dict[str, Any]:
-    return {
-        "undone": report.entry is not None,
-        "entry": str(report.entry) if report.entry else None,
-        "reply": report.reply,
-        "applied_at": report.at,
-        "restored": report.restored,
-        "removed": report.removed,
-        "refused": [{"path": p, "why": why} for p, why in report.refused],
-        "commands": report.commands,
-    }

@@ -159,6 +159,33 @@ class UndoReport:
     def ok(self) -> bool:
         return self.entry is not None and not self.refused
 
+    def lines(self) -> list[str]:
+        """What was undone, as the command line and the editor show it."""
+        if self.entry is None:
+            return ["Nothing to undo: no applied reply is left to undo in this workspace."]
+        out = [f"Undid {self.reply} (applied at {self.at}):"]
+        out += [f"  restored {p}" for p in self.restored]
+        out += [f"  removed {p} (the reply created it)" for p in self.removed]
+        out += [f"  NOT restored {p}: {why}" for p, why in self.refused]
+        if not (self.restored or self.removed or self.refused):
+            out.append("  no file needed restoring")
+        if self.commands:
+            out.append("Commands the reply ran cannot be undone; check what they did:")
+            out += [f"  ran: {c.partition(chr(10))[0]}" + (" ..." if "\n" in c else "") for c in self.commands]
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "undone": self.entry is not None,
+            "entry": str(self.entry) if self.entry else None,
+            "reply": self.reply,
+            "applied_at": self.at,
+            "restored": self.restored,
+            "removed": self.removed,
+            "refused": [{"path": p, "why": why} for p, why in self.refused],
+            "commands": self.commands,
+        }
+
 
 def _entries(root: Path) -> list[Path]:
     base = root / UNDO_DIR

@@ -9,4 +9,13 @@ APPLY_REPLY = "heredoc-lsp.applyReply"
 RUN_BLOCK = "heredoc-lsp.runBlock"
 CANCEL_RUN = "heredoc-lsp.cancelRun"
 SHOW_RUN_OUTPUT = "heredoc-lsp.showRunOutput"
-ALL_COMMANDS: tuple[str, ...] = (RUN_COMMAND, RUN_SCRIPT, APPLY_REPLY, RUN_BLOCK, CANCEL_RUN, SHOW_RUN_OUTPUT)
+UNDO_REPLY = "heredoc-lsp.undoReply"
+ALL_COMMANDS: tuple[str, ...] = (
+    RUN_COMMAND,
+    RUN_SCRIPT,
+    APPLY_REPLY,
+    RUN_BLOCK,
+    CANCEL_RUN,
+    SHOW_RUN_OUTPUT,
+    UNDO_REPLY,
+)

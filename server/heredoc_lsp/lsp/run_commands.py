@@ -14,6 +14,8 @@ command                        argument                                     does
                                                                             reply (its opener line), no session
 ``heredoc-lsp.cancelRun``      ``{"runId"}`` or ``{"uri"}``                 cancel one run / every run of a document
 ``heredoc-lsp.showRunOutput``  ``{"runId"}`` or ``{"uri"}``                 open the run's full log
+``heredoc-lsp.undoReply``      ``{"uri"}`` of an inbox reply                undo the last applied reply of its
+                                                                            workspace (as ``heredoc-lsp undo``)
 =============================  ===========================================  ==========================================
 
 A run request is refused (a ``window/showMessage`` warning and the result ``{"status": "refused", "message"}``)
@@ -40,10 +42,13 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from heredoc_lsp.executor.agent import AGENT_DIRS, AgentPaths
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.events import ARTIFACT, PROGRESS, QUESTION, RunEvent, new_id
+from heredoc_lsp.executor.files import FileOpError, Workspace
 from heredoc_lsp.executor.model import RunOutcome, StepResult
 from heredoc_lsp.executor.sandbox import UNISOLATED_NOTE
+from heredoc_lsp.executor.undo import UndoError, undo_last
 from heredoc_lsp.languages import Language
 from heredoc_lsp.lsp.analysis import Snapshot
 from heredoc_lsp.lsp.code_lens import LensCache, resolve_lens
@@ -55,6 +60,7 @@ from heredoc_lsp.lsp.commands import (
     RUN_COMMAND,
     RUN_SCRIPT,
     SHOW_RUN_OUTPUT,
+    UNDO_REPLY,
 )
 from heredoc_lsp.lsp.documents import Document, DocumentStore
 from heredoc_lsp.lsp.feature import Feature, HoverPart
@@ -301,6 +307,8 @@ class RunFeature(Feature):
                 return self.cancel(args)
             if name == SHOW_RUN_OUTPUT:
                 return await self.show_output(args)
+            if name == UNDO_REPLY:
+                return await self.undo(args)
             return await self.run(name, args)
         except Refused as exc:
             message = str(exc)
@@ -342,6 +350,27 @@ class RunFeature(Feature):
             raise Refused("heredoc-lsp: no run output to show yet")
         await self._show_document(path)
         return {"status": "shown", "log": str(path)}
+
+    async def undo(self, args: list[Any]) -> dict[str, Any]:
+        """``undoReply {"uri"}``: put back what the last reply applied in the document's workspace changed (as
+        ``heredoc-lsp undo``); the restored files are named in a message and in the result."""
+        if not self.gate.trusted():
+            raise Refused(UNTRUSTED_MESSAGE)
+        arg = args[0] if len(args) == 1 and isinstance(args[0], Mapping) else {}
+        doc = self.server.documents.get(str(arg.get("uri", "")))
+        snap = self.server.analyses.get(doc.uri) if doc is not None else None
+        if doc is None or snap is None or snap.language is not Language.INBOX:
+            raise Refused('heredoc-lsp: undoReply needs {"uri"} of an open inbox reply')
+        root = self._workspace(doc, snap)
+        try:
+            ws = Workspace(root, protected=AGENT_DIRS if AgentPaths(root).is_agent_root() else ())
+            report = await asyncio.to_thread(undo_last, ws)
+        except (FileOpError, UndoError) as exc:
+            raise Refused(f"heredoc-lsp: {exc}") from None
+        lines = report.lines()
+        self._show(types.MessageType.Info if report.ok else types.MessageType.Warning, "\n".join(lines))
+        status = "nothing" if report.entry is None else ("undone" if report.ok else "partly undone")
+        return {"status": status, "message": "\n".join(lines), **report.to_json()}
 
     async def run(self, name: str, raw: list[Any]) -> dict[str, Any]:
         need_line = name in (RUN_COMMAND, RUN_BLOCK)
