@@ -8,7 +8,7 @@ from heredoc_lsp.analysis.core import analyze
 from heredoc_lsp.executor.agent import OutboxSettings, Session, render_outbox
 from heredoc_lsp.executor.environment import Redactor
 from heredoc_lsp.executor.files import Workspace
-from heredoc_lsp.executor.protocol_text import example_fingerprints, protocol_text
+from heredoc_lsp.executor.protocol_text import PROTOCOL_VERSION, example_fingerprints, protocol_text
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.inbox import parse_inbox
 from heredoc_lsp.syntax.reply_shape import (
@@ -55,7 +55,7 @@ def test_an_outbox_is_a_prompt(tmp_path: Path) -> None:
     # Without its header, from the PROTOCOL marker on, or the PROTOCOL text alone.
     assert problem(outbox[outbox.index("=== PROTOCOL ===") :]) is not None
     assert "starts heredoc-lsp's PROTOCOL text" in (problem(protocol_text()) or "")
-    assert "starts heredoc-lsp's PROTOCOL text" in (problem(protocol_text().replace("1.1", "0.9")) or "")
+    assert "starts heredoc-lsp's PROTOCOL text" in (problem(protocol_text().replace(PROTOCOL_VERSION, "0.9")) or "")
 
 
 def test_the_protocol_examples_pasted_alone_are_a_prompt() -> None:

@@ -8,7 +8,6 @@ workspace (``sessions/``), the results are stored and the next ``outbox/<id>_seq
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -27,6 +26,7 @@ from heredoc_lsp.executor.reply_preview import preview_reply
 from heredoc_lsp.fs import read_regular
 from heredoc_lsp.syntax.inbox import parse_inbox
 from heredoc_lsp.syntax.text import split_lines
+from heredoc_lsp.syntax.visible import visible
 
 
 def add_parser(subparsers: Any) -> None:
@@ -121,13 +121,10 @@ def _preview(args: argparse.Namespace, workspace: Path | None, session: str | Li
     return 0
 
 
-_HIDDEN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
-
-
 def visible_lines(lines: list[str]) -> str:
     """The lines for a terminal: control characters (escape sequences, a lone CR) and hidden or bidirectional
-    characters of a reply's text are shown as escapes, never acted on by the terminal."""
-    return "".join(_HIDDEN.sub(lambda m: f"<U+{ord(m.group()):04X}>", line) + "\n" for line in lines)
+    characters of a reply's text shown as escapes (:func:`heredoc_lsp.syntax.visible.visible`), never acted on."""
+    return "".join(visible(line, one_line=True) + "\n" for line in lines)
 
 
 def _has_commands(path: Path) -> bool:
