@@ -666,6 +666,9 @@ def _fix(
         new_id=id_generator(),
     )
     counts.unsafe_available += result.unsafe_available
+    for d, added in result.rolled_back:
+        where = f"{source.display}:{d.span.start_line + 1}:{d.span.start_col + 1}"
+        run_state.note(f"not fixing {where} {d.code}: the fix would add {', '.join(added)}", always=True)
     if result.text == decoded.text:
         return result.analysis
     counts.fixed += len(result.fixed)

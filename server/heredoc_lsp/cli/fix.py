@@ -1,5 +1,6 @@
 """``check --fix`` / ``--diff``: the editor's quick fixes (computed by :func:`heredoc_lsp.fixes.registry.fixes_for`)
-applied to a document's text, pass after pass until nothing more applies, and written back atomically.
+applied to a document's text in rounds until nothing more applies, never making it worse, and written back
+atomically.
 
 Which fixes apply is the rules registry's ``fix_safety``: ``safe`` ones always, ``unsafe`` ones (they change what
 runs, or guess) only with ``--unsafe-fixes``. Suppression fixes are never applied.
@@ -12,6 +13,7 @@ import os
 import random
 import re
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -22,11 +24,13 @@ from heredoc_lsp.fixes.model import Fix, FixContext, Source, random_id
 from heredoc_lsp.fixes.registry import fixes_for
 from heredoc_lsp.languages import Language
 from heredoc_lsp.rules import RULES
-from heredoc_lsp.syntax.diagnostics import Diagnostic
+from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
 from heredoc_lsp.syntax.records import record
 
-# Passes over one document: a fix can reveal another problem (or a conflicting fix waits for the next pass).
-MAX_PASSES = 8
+# Rounds over one document (plus one per diagnostic it starts with): a fix can reveal another problem, a conflicting
+# fix waits for the next round, and after a round that made a problem the fixes go one per round; past this many the
+# document is left as the last good round.
+MAX_PASSES = 16
 # Set to an integer, the IDs of fixes that need a fresh random one (UUID delimiters) come from a seeded generator:
 # for tests and reproducible runs.
 SEED_VARIABLE = "HEREDOC_LSP_FIX_SEED"
@@ -35,13 +39,15 @@ _TERMINATOR = re.compile(r"\r\n|\r|\n")
 
 @record
 class FixResult:
-    """What fixing one document did: its new text, the diagnostics its fixes resolved, the final analysis and
-    how many remaining diagnostics have a fix that ``--unsafe-fixes`` would apply."""
+    """What fixing one document did: its new text, the diagnostics its fixes resolved, the final analysis, how many
+    more diagnostics ``--unsafe-fixes`` would resolve, and the fixes rolled back because their result had a problem
+    the text before them did not (each as the diagnostic it was for and the codes it would have added)."""
 
     text: str
     fixed: tuple[Diagnostic, ...]
     analysis: Analysis
     unsafe_available: int
+    rolled_back: tuple[tuple[Diagnostic, tuple[str, ...]], ...] = ()
 
 
 def id_generator() -> Callable[[], str]:
@@ -82,10 +88,39 @@ def apply_edits(text: str, edits: Sequence[TextEdit]) -> str:
     return out
 
 
-def _overlaps(a: TextEdit, b: TextEdit) -> bool:
-    a0, a1 = (a.span.start_line, a.span.start_col), (a.span.end_line, a.span.end_col)
-    b0, b1 = (b.span.start_line, b.span.start_col), (b.span.end_line, b.span.end_col)
-    return a0 <= b1 and b0 <= a1
+def _overlaps(a: Span, b: Span) -> bool:
+    # Touching counts: two insertions at one position would otherwise be applied in an arbitrary order.
+    return (a.start_line, a.start_col) <= (b.end_line, b.end_col) and (b.start_line, b.start_col) <= (
+        a.end_line,
+        a.end_col,
+    )
+
+
+def _reach(fix: Fix) -> list[Span]:
+    """The text a fix edits or was computed from."""
+    spans = [e.span for e in fix.edits]
+    if fix.scope is not None:
+        spans.append(fix.scope)
+    return spans
+
+
+def _conflict(fix: Fix, chosen: Sequence[Fix]) -> bool:
+    """Whether ``fix`` edits text another chosen fix edits or depends on (or depends on text one edits)."""
+    mine = _reach(fix)
+    return any(_overlaps(a, b) for other in chosen for b in _reach(other) for a in mine)
+
+
+# Within one structured body, a rename goes before an added parameter (renaming an unknown name to a missing one
+# resolves both) and delimiters are rewritten before a parameter is added.
+_ORDER = {"unknown": 0, "duplicate": 1, "collision": 1, "missing": 2}
+
+
+def _added_codes(before: Analysis, fixes: Sequence[Fix], after: Analysis) -> tuple[str, ...]:
+    """The codes ``after`` has more of than ``before`` less what ``fixes`` resolve: problems the fixes made."""
+    expected = Counter(d.code for d in before.diagnostics)
+    expected.subtract(d.code for f in fixes for d in f.diagnostics)
+    found = Counter(d.code for d in after.diagnostics)
+    return tuple(sorted(code for code, n in found.items() if n > max(0, expected[code])))
 
 
 def fix_document(
@@ -99,37 +134,86 @@ def fix_document(
     command: str | None = None,
     new_id: Callable[[], str] = random_id,
 ) -> FixResult:
-    """Apply every allowed fix for the selected diagnostics of ``text`` (decoded, without BOM)."""
+    """Apply the allowed fixes for the selected diagnostics of ``text`` (decoded, without BOM) in rounds until
+    nothing changes (at most ``MAX_PASSES``). A round applies fixes whose edits and scopes are apart; a round whose
+    result has a problem its input did not is retried fix by fix, and a fix that alone adds one is rolled back."""
+    original = text
+    result = _rounds(text, language, config, selected, unsafe, workspace, command, new_id)
+    if unsafe:
+        return result
+    ctx = _context(result.analysis, result.text, workspace, new_id)
+    if not any(
+        selected(d.code) and _allowed(d.code, True) and _first_fix(result.analysis, d, ctx) is not None
+        for d in result.analysis.diagnostics
+    ):
+        return result
+    # What --unsafe-fixes would resolve is counted by doing it, so the two counts agree.
+    both = _rounds(original, language, config, selected, True, workspace, command, new_id)
+    return FixResult(
+        result.text, result.fixed, result.analysis, max(0, len(both.fixed) - len(result.fixed)), result.rolled_back
+    )
+
+
+def _context(analysis: Analysis, text: str, workspace: Path | None, new_id: Callable[[], str]) -> FixContext:
+    return FixContext(Source(analysis.lines, analysis.newline, _ends_with_newline(text)), workspace, new_id)
+
+
+def _rounds(
+    text: str,
+    language: Language,
+    config: Config,
+    selected: Callable[[str], bool],
+    unsafe: bool,
+    workspace: Path | None,
+    command: str | None,
+    new_id: Callable[[], str],
+) -> FixResult:
     fixed: list[Diagnostic] = []
+    rolled_back: list[tuple[Diagnostic, tuple[str, ...]]] = []
+    refused: set[tuple[str, str, int, int]] = set()
     analysis = analyze(text, language, config, workspace=workspace, command=command)
-    for _ in range(MAX_PASSES):
-        ctx = FixContext(Source(analysis.lines, analysis.newline, _ends_with_newline(text)), workspace, new_id)
+    one_at_a_time = False  # once a round made a problem, one fix per round
+    for _ in range(MAX_PASSES + len(analysis.diagnostics)):
+        ctx = _context(analysis, text, workspace, new_id)
         chosen: list[Fix] = []
         resolved: set[int] = set()
-        for d in analysis.diagnostics:
-            if id(d) in resolved or not selected(d.code) or not _allowed(d.code, unsafe):
+        lead: Diagnostic | None = None  # the diagnostic the last chosen fix is for
+        candidates = sorted(
+            (d for d in analysis.diagnostics if selected(d.code) and _allowed(d.code, unsafe)),
+            key=lambda d: (_ORDER.get(d.code, 1), d.span.start_line, d.span.start_col),
+        )
+        for d in candidates:
+            if id(d) in resolved or _key(d) in refused:
                 continue
             fix = _first_fix(analysis, d, ctx)
-            if fix is None or any(_overlaps(e, o) for c in chosen for o in c.edits for e in fix.edits):
+            if fix is None or _conflict(fix, chosen):
                 continue
             chosen.append(fix)
+            lead = d
             resolved.update(id(x) for x in fix.diagnostics)
             resolved.add(id(d))
+            if one_at_a_time:
+                break
         if not chosen:
             break
-        text = apply_edits(text, [e for f in chosen for e in f.edits])
+        new_text = apply_edits(text, [e for f in chosen for e in f.edits])
+        new_analysis = analyze(new_text, language, config, workspace=workspace, command=command)
+        added = _added_codes(analysis, chosen, new_analysis)
+        if added:
+            if not one_at_a_time or lead is None:
+                one_at_a_time = True  # find which fix it was
+                continue
+            refused.update(_key(x) for x in (lead, *chosen[0].diagnostics))
+            rolled_back.append((lead, added))
+            continue
+        refused.clear()  # the text changed: a fix refused before may be good now
         fixed.extend(d for d in analysis.diagnostics if id(d) in resolved)
-        analysis = analyze(text, language, config, workspace=workspace, command=command)
-    unsafe_left = 0
-    if not unsafe:
-        ctx = FixContext(Source(analysis.lines, analysis.newline, _ends_with_newline(text)), workspace, new_id)
-        unsafe_left = sum(
-            1
-            for d in analysis.diagnostics
-            if selected(d.code) and RULES.get(d.code) is not None and RULES[d.code].fix_safety == "unsafe"
-            if _first_fix(analysis, d, ctx) is not None
-        )
-    return FixResult(text, tuple(fixed), analysis, unsafe_left)
+        text, analysis = new_text, new_analysis
+    return FixResult(text, tuple(fixed), analysis, 0, tuple(rolled_back))
+
+
+def _key(d: Diagnostic) -> tuple[str, str, int, int]:
+    return (d.code, d.message, d.span.start_line, d.span.start_col)
 
 
 def _allowed(code: str, unsafe: bool) -> bool:

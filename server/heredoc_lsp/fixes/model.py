@@ -13,12 +13,15 @@ from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
 
 @dataclass(frozen=True, slots=True)
 class Fix:
-    """One quick fix: a title for the menu, the edits, and the diagnostics it resolves."""
+    """One quick fix: a title for the menu, the edits, and the diagnostics it resolves. ``scope``, when set, is the
+    text the fix was computed from beyond its edits (a structured body): another fix editing it invalidates this one,
+    so ``check --fix`` never applies the two in one round."""
 
     title: str
     edits: tuple[TextEdit, ...]
     diagnostics: tuple[Diagnostic, ...]
     preferred: bool = False
+    scope: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)

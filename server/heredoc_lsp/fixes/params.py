@@ -7,8 +7,13 @@ from collections.abc import Sequence
 
 from heredoc_lsp.analysis.suppress import TextEdit
 from heredoc_lsp.fixes.model import Fix, FixContext
-from heredoc_lsp.syntax.diagnostics import Diagnostic
+from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
 from heredoc_lsp.syntax.params import ParamsBody, delimiter_text
+
+
+def body_scope(body: ParamsBody) -> Span:
+    """The lines of ``body``: every fix of one of its parameters is computed from all of them."""
+    return Span(body.start_line, 0, max(body.start_line, body.end_line), 0)
 
 
 def fresh_id(body_lines: Sequence[str], ctx: FixContext) -> str:
@@ -36,7 +41,15 @@ def switch_to_uuid(d: Diagnostic, body: ParamsBody, ctx: FixContext) -> list[Fix
     if not edits:
         return []
     fixed = tuple(x for x in body.diagnostics if x.code in ("duplicate", "collision")) or (d,)
-    return [Fix(f"Switch to UUID-prefixed delimiters (---(UUID:{new_id})NAME---)", edits, fixed, preferred=True)]
+    return [
+        Fix(
+            f"Switch to UUID-prefixed delimiters (---(UUID:{new_id})NAME---)",
+            edits,
+            fixed,
+            preferred=True,
+            scope=body_scope(body),
+        )
+    ]
 
 
 def add_missing(d: Diagnostic, body: ParamsBody, ctx: FixContext) -> list[Fix]:
@@ -49,14 +62,15 @@ def add_missing(d: Diagnostic, body: ParamsBody, ctx: FixContext) -> list[Fix]:
     if not isinstance(line, int):
         line = body.end_line
     uuid = body.uuid if body.style == "uuid" else None
-    fixes = [Fix(f"Add parameter '{name}'", _insert_params(ctx, line, [name], uuid), (d,), preferred=True)]
+    scope = body_scope(body)
+    fixes = [Fix(f"Add parameter '{name}'", _insert_params(ctx, line, [name], uuid), (d,), preferred=True, scope=scope)]
     all_missing = [
         x for x in body.diagnostics if x.code == "missing" and x.data and isinstance(x.data.get("name"), str)
     ]
     if len(all_missing) > 1:
         names = [str(x.data["name"]) for x in all_missing if x.data]
         edits = _insert_params(ctx, line, names, uuid)
-        fixes.append(Fix(f"Add all missing parameters ({', '.join(names)})", edits, tuple(all_missing)))
+        fixes.append(Fix(f"Add all missing parameters ({', '.join(names)})", edits, tuple(all_missing), scope=scope))
     return fixes
 
 
@@ -97,4 +111,6 @@ def replace_unknown(d: Diagnostic, body: ParamsBody, ctx: FixContext) -> list[Fi
     best = closest_name(name, [str(a) for a in allowed], used)
     if best is None or best == name:
         return []
-    return [Fix(f"Replace '{name}' with '{best}'", (TextEdit(d.span, best),), (d,), preferred=True)]
+    return [
+        Fix(f"Replace '{name}' with '{best}'", (TextEdit(d.span, best),), (d,), preferred=True, scope=body_scope(body))
+    ]
