@@ -28,6 +28,7 @@ from rich.console import Console
 from rich.text import Text
 
 from heredoc_lsp.analysis.decode import decode_document
+from heredoc_lsp.cli.main import SUMMARIES
 from heredoc_lsp.cli.progress import TextDisplay, ask_on
 from heredoc_lsp.cli.run import add_common_arguments
 from heredoc_lsp.cli.run_common import (
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "agent",
-        help="start an agent session or process its inbox (the inbox/outbox loop)",
+        help=SUMMARIES["agent"],
         description="The agent loop: 'agent new TASK' writes the first outbox; 'agent watch' applies replies "
         "saved in inbox/ and writes the next outboxes.",
     )

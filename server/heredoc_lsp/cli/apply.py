@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from heredoc_lsp.analysis.decode import decode_document
+from heredoc_lsp.cli.main import SUMMARIES
 from heredoc_lsp.cli.run import add_common_arguments
 from heredoc_lsp.cli.run_common import EXIT_USAGE, Request, UsageError, file_preparer, main_for, output_format
 from heredoc_lsp.executor.control import RunControl
@@ -32,7 +33,7 @@ from heredoc_lsp.syntax.visible import visible
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "apply",
-        help="apply an inbox reply (CREATE_FILE, EDIT_FILE, RUN_COMMAND...) to the workspace",
+        help=SUMMARIES["apply"],
         description="Apply the commands of REPLY to the workspace (default: the agent root for inbox/x.txt, else "
         "the config file's folder, else the reply's folder). With an active session, write the next outbox. "
         "Exit 0 when every block succeeded, 1 when any block failed (or the run failed), 2 on usage errors and "

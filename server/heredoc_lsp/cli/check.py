@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from heredoc_lsp.cli.main import SUMMARIES
 from heredoc_lsp.cli.sources import LANGUAGE_CHOICES, Source, UsageError
 from heredoc_lsp.fs import TreeWalk, read_regular
 from heredoc_lsp.syntax.lazy_re import lazy_compile
@@ -121,7 +122,7 @@ def _split_codes(value: str) -> list[str]:
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "check",
-        help="check .cli scripts, inbox replies and outbox files for problems",
+        help=SUMMARIES["check"],
         description="Check every supported file under the PATHs (default: the current directory): *.cli, "
         "*.inbox, **/inbox/*.txt, *.outbox, **/outbox/*_seqNNNN.txt. Exit 0 when there are no errors, 1 when there "
         "are, 2 on usage errors. 'heredoc-lsp rule CODE' explains a code.",

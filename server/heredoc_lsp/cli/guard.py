@@ -27,6 +27,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
+from heredoc_lsp.cli.main import SUMMARIES
 from heredoc_lsp.syntax.bash import parse_bash, rewrite_bash
 
 TYPE_CHECKING = False
@@ -62,7 +63,7 @@ class GuardError(Exception):
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "guard",
-        help="pre-tool-use hook: check an agent's shell command before it runs",
+        help=SUMMARIES["guard"],
         description="Read one hook event (Claude Code PreToolUse, Codex PreToolUse, gemini-cli BeforeTool) as JSON "
         "on stdin and deny a shell command whose heredocs or syntax bash would not run as written.",
     )

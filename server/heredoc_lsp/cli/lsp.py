@@ -10,13 +10,15 @@ import stat
 import sys
 from typing import Any
 
+from heredoc_lsp.cli.main import SUMMARIES
+
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "lsp",
-        help="run the language server (stdio)",
+        help=SUMMARIES["lsp"],
         description="Run the heredoc-lsp language server over stdio. Logs go to stderr, never stdout.",
     )
     parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")

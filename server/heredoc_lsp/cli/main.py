@@ -28,6 +28,21 @@ SUBCOMMANDS: dict[str, str] = {
     "guard": "guard",
 }
 
+# One line per subcommand for the top-level help, which is built from these without importing the subcommands
+# (start-up time of ``heredoc-lsp --help``); each module's ``add_parser`` takes its ``help`` from here.
+SUMMARIES: dict[str, str] = {
+    "check": "check .cli scripts, inbox replies and outbox files for problems",
+    "parse": "print the parse of one file as JSON",
+    "run": "run a .cli script through the sandboxed executor",
+    "apply": "apply an inbox reply (CREATE_FILE, EDIT_FILE, RUN_COMMAND...) to the workspace",
+    "undo": "put back the files the last applied reply changed",
+    "agent": "start an agent session or process its inbox (the inbox/outbox loop)",
+    "lsp": "run the language server (stdio)",
+    "rule": "explain a diagnostic code",
+    "guard": "pre-tool-use hook: check an agent's shell command before it runs",
+}
+VERSION_LINE = f"heredoc-lsp {__version__}"
+
 
 def _parser_class() -> type[argparse.ArgumentParser]:
     # argparse is imported on demand: ``check`` with plain arguments never needs it (see main).
@@ -44,15 +59,20 @@ def _parser_class() -> type[argparse.ArgumentParser]:
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The full parser, or with ``only`` just that subcommand's (start-up time: ``check`` imports nothing else)."""
+    """With ``only``, the parser of that subcommand alone (start-up time: ``check`` imports nothing else); without,
+    the top-level parser whose subcommands carry only their summaries (enough for ``--help`` and usage errors)."""
     import importlib  # deferred: check start-up (with its warnings import: not needed by a plain check)
 
     _Parser = _parser_class()
     parser = _Parser(prog="heredoc-lsp", description="Check, parse and run heredoc command scripts and agent replies.")
-    parser.add_argument("--version", action="version", version=f"heredoc-lsp {__version__}")
+    parser.add_argument("--version", action="version", version=VERSION_LINE)
     sub = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=_Parser)
+    summaries_only = only is None and all(name in SUMMARIES for name in SUBCOMMANDS)
     for name, module_name in SUBCOMMANDS.items():
         if only is not None and name != only:
+            continue
+        if summaries_only:
+            sub.add_parser(name, help=SUMMARIES[name])  # top-level help or a usage error: no module needed
             continue
         try:
             module = importlib.import_module(f"heredoc_lsp.cli.{module_name}")
@@ -67,6 +87,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     args = None
+    if words == ["--version"]:  # editors and wrappers probe this: no argparse, no subcommand module
+        sys.stdout.write(VERSION_LINE + "\n")
+        return 0
     if words and words[0] == "guard":  # a hook before every shell call of an agent: no argparse (start-up time)
         from heredoc_lsp.cli.guard import main as guard_main  # deferred: check start-up (guard: routed before argparse)
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from heredoc_lsp.analysis.core import analyze_bytes
+from heredoc_lsp.cli.main import SUMMARIES
 from heredoc_lsp.cli.output import diagnostic_json, error_exit
 from heredoc_lsp.cli.sources import (
     LANGUAGE_CHOICES,
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "parse",
-        help="print the parse of one file as JSON",
+        help=SUMMARIES["parse"],
         description="Print the parse of FILE as JSON (commands, parameters or sections, and diagnostics). "
         "Exit 0 when the file has no errors, 1 when it has, 2 on usage errors.",
     )

@@ -9,6 +9,7 @@ import json
 import sys
 from typing import Any
 
+from heredoc_lsp.cli.main import SUMMARIES
 from heredoc_lsp.cli.output import error_exit
 from heredoc_lsp.cli.sources import write_stdout
 from heredoc_lsp.rules import RULES, rule_text, rules_markdown
@@ -17,7 +18,7 @@ from heredoc_lsp.rules import RULES, rule_text, rules_markdown
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "rule",
-        help="explain a diagnostic code",
+        help=SUMMARIES["rule"],
         description="Explain a diagnostic code: what it means, why, an example, and the fix.",
     )
     p.add_argument("code", nargs="?", metavar="CODE", help="the code, as shown in brackets by check")

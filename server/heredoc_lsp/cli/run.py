@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from heredoc_lsp.cli.main import SUMMARIES
 from heredoc_lsp.cli.run_common import Preparer, Request, UsageError, file_preparer, main_for
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.events import EventSink
@@ -51,7 +52,7 @@ def add_common_arguments(p: argparse.ArgumentParser, *, keep_going: bool = False
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "run",
-        help="run a .cli script through the sandboxed executor",
+        help=SUMMARIES["run"],
         description="Run every command of SCRIPT in order, each with its heredoc body as stdin, in the workspace "
         "(default: the config file's folder, else the current one), sandboxed with bubblewrap when available. "
         "Only .cli scripts run (apply an LLM's reply with 'heredoc-lsp apply'). A script with errors or a "

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from heredoc_lsp.cli.apply import visible_lines
+from heredoc_lsp.cli.main import SUMMARIES
 from heredoc_lsp.cli.run_common import EXIT_USAGE
 from heredoc_lsp.executor.agent import AGENT_DIRS, AgentPaths
 from heredoc_lsp.executor.files import FileOpError, Workspace
@@ -24,7 +25,7 @@ from heredoc_lsp.executor.undo import UndoError, undo_last
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "undo",
-        help="put back the files the last applied reply changed",
+        help=SUMMARIES["undo"],
         description="Restore the files that the last applied reply created, edited or deleted, byte for byte, "
         "from the copies 'apply' kept under .heredoc-lsp/undo/. A file changed since is left as it is. Run it "
         "again to go one reply further back. Exit 0 when every file was put back, 1 when one could not be or "
