@@ -179,11 +179,41 @@ def test_tree_with_skipped_directories_and_a_binary_file(cli: Runner, tmp_path: 
     assert "skipping" not in quiet.stderr
 
 
-def test_binary_file_named_explicitly_is_skipped_with_a_note(cli: Runner, tmp_path: Path) -> None:
+def test_binary_file_named_explicitly_is_a_warning_and_exit_2(cli: Runner, tmp_path: Path) -> None:
     write(tmp_path / "data.cli", b"echo \x00\n")
     result = cli("check", "data.cli", cwd=tmp_path)
-    assert result.returncode == 0
-    assert result.stderr == "heredoc-lsp check: skipping data.cli (binary file)\nChecked 0 files: no problems\n"
+    assert result.returncode == 2
+    assert result.stderr == (
+        "heredoc-lsp check: warning: data.cli was not checked (binary file)\nChecked 0 files: no problems\n"
+    )
+
+
+def test_every_named_path_is_accounted_for(cli: Runner, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    write(tmp_path / "a.cli", b"echo hi\n")
+    write(tmp_path / "notes.txt", b"hi\n")
+    (tmp_path / "docs").mkdir()
+    write(tmp_path / "docs" / "notes.txt", b"hi\n")
+    for args, why in (
+        (["empty"], "no supported file in it"),
+        (["docs"], "no supported file in it"),
+        (["--exclude", "a.cli", "a.cli"], "--exclude"),
+        (["--exclude", "empty/", "empty"], "--exclude"),
+    ):
+        result = cli("check", *args, cwd=tmp_path)
+        assert (result.returncode, result.stderr.splitlines()) == (
+            2,
+            [f"heredoc-lsp check: warning: {args[-1]} was not checked ({why})", "Checked 0 files: no problems"],
+        ), args
+    # Something else was checked: the warning stays, the exit code is the check's.
+    mixed = cli("check", "a.cli", "empty", cwd=tmp_path)
+    assert mixed.returncode == 0
+    assert "heredoc-lsp check: warning: empty was not checked (no supported file in it)" in mixed.stderr
+    # --force-exclude: the exclusion is meant (an editor passing every buffer), so nothing to say.
+    forced = cli("check", "--force-exclude", "--exclude", "a.cli", "a.cli", cwd=tmp_path)
+    assert (forced.returncode, forced.stderr) == (0, "Checked 0 files: no problems\n")
+    # No path named: an empty folder is nothing to warn about.
+    assert cli("check", cwd=tmp_path / "empty").returncode == 0
 
 
 def test_invalid_utf8_warns_at_the_first_bad_line(cli: Runner, tmp_path: Path) -> None:

@@ -97,11 +97,11 @@ def test_fifo_among_the_paths_never_blocks(cli: Runner, files: Files, tmp_path: 
     assert "heredoc-lsp check: skipping pipe.cli (not a regular file)\n" in walked.stderr
     named = cli("check", "pipe.cli", cwd=tmp_path)
     assert (named.returncode, named.stderr) == (
-        0,
-        "heredoc-lsp check: skipping pipe.cli (not a regular file)\nChecked 0 files: no problems\n",
+        2,
+        "heredoc-lsp check: warning: pipe.cli was not checked (not a regular file)\nChecked 0 files: no problems\n",
     )
     device = cli("check", "--language", "cli", "/dev/zero", cwd=tmp_path)
-    assert "skipping /dev/zero (not a regular file)" in device.stderr
+    assert "warning: /dev/zero was not checked (not a regular file)" in device.stderr and device.returncode == 2
 
 
 def test_sarif_is_valid_sarif_2_1_0(cli: Runner, files: Files, tmp_path: Path) -> None:

@@ -79,6 +79,15 @@ OPTIONS: tuple[tuple[tuple[str, ...], str, str, Any, tuple[str, ...] | None, str
         "show the fixes as a diff instead of writing them (exit 1 if any)",
     ),
     (("--exclude",), "exclude", "list", [], None, "GLOBS", "skip paths matching these gitignore-style globs"),
+    (
+        ("--force-exclude",),
+        "force_exclude",
+        "flag",
+        False,
+        None,
+        None,
+        "a path named here that --exclude matches is skipped quietly (for editors that pass every buffer)",
+    ),
     (("--no-respect-gitignore",), "no_respect_gitignore", "flag", False, None, None, "check files .gitignore lists"),
     (("--watch",), "watch", "flag", False, None, None, "check again whenever a file changes (Ctrl-C stops)"),
     (("--no-color",), "no_color", "flag", False, None, None, "never colour the output"),
@@ -200,6 +209,10 @@ class _Run:
         self.sources: list[Source] = []
         self.seen: set[str] = set()
         self.failed = False
+        self.origin: dict[str, str] = {}  # source key -> the path named on the command line it came from
+        self.why: dict[str, str] = {}  # named path -> why it was not checked (when it was skipped whole)
+        self.quiet: set[str] = set()  # named paths skipped on purpose (--force-exclude)
+        self.named = ""  # the named path being collected
 
     def note(self, message: str, *, always: bool = False) -> None:
         if always or self.verbose:
@@ -209,7 +222,11 @@ class _Run:
         key = str(source.path.absolute()) if source.path is not None else "-"
         if key not in self.seen:
             self.seen.add(key)
+            self.origin[key] = self.named
             self.sources.append(source)
+
+    def named_of(self, source: Source) -> str:
+        return self.origin.get(str(source.path.absolute()) if source.path is not None else "-", "")
 
 
 class _Ignores:
@@ -371,6 +388,7 @@ def _collect(run: _Run, args: argparse.Namespace) -> None:
         raise UsageError("; ".join(f"path not found: {p}" for p in missing))
     ignores = _Ignores(args.exclude, not args.no_respect_gitignore)
     for raw in given:
+        run.named = raw
         if raw == "-":
             if forced is None:
                 raise UsageError("reading standard input ('-') needs --language cli|params|inbox|outbox|bash")
@@ -379,12 +397,12 @@ def _collect(run: _Run, args: argparse.Namespace) -> None:
         path = Path(raw)
         if path.is_dir():
             if ignores.excluded(raw, True):
-                run.note(f"skipping {raw} (--exclude)")
+                _skip_named(run, raw, "--exclude", args.force_exclude)
                 continue
             _walk(run, path, os.path.normpath(raw), ignores, ignores.parents_of(path))
             continue
         if ignores.excluded(raw, False):
-            run.note(f"skipping {raw} (--exclude)")
+            _skip_named(run, raw, "--exclude", args.force_exclude)
             continue
         try:
             regular = stat.S_ISREG(os.stat(path).st_mode)
@@ -393,7 +411,7 @@ def _collect(run: _Run, args: argparse.Namespace) -> None:
             run.failed = True
             continue
         if not regular:
-            run.note(f"skipping {raw} (not a regular file)", always=True)
+            run.why[raw] = "not a regular file"
             continue
         language = forced or language_from_path(path)
         if language is None:
@@ -402,6 +420,28 @@ def _collect(run: _Run, args: argparse.Namespace) -> None:
                 "or outbox/*_seqNNNN.txt); use --language cli|params|inbox|outbox"
             )
         run.add(Source(raw, path, language))
+
+
+def _skip_named(run: _Run, raw: str, why: str, quietly: bool) -> None:
+    if quietly:
+        run.quiet.add(raw)
+        run.note(f"skipping {raw} ({why})")
+    else:
+        run.why[raw] = why
+
+
+def _account(run: _Run, given: Sequence[str], checked_from: set[str]) -> bool:
+    """Warn about each path named on the command line of which nothing was checked; True when there was one."""
+    missed = False
+    for raw in dict.fromkeys(given):
+        if raw in checked_from or raw in run.quiet:
+            continue
+        why = run.why.get(raw)
+        if why is None:
+            why = "no supported file in it" if os.path.isdir(raw) else "nothing in it could be checked"
+        run.note(f"warning: {raw} was not checked ({why})", always=True)
+        missed = True
+    return missed
 
 
 class _Counts:
@@ -529,6 +569,7 @@ def _check(args: argparse.Namespace) -> int:
     warned: dict[str, tuple[str, list[Diagnostic]]] = {}  # ignored_setting warnings per workspace config file
     results: list[tuple[str, list[Diagnostic]]] = []
     checked: list[str] = []
+    checked_from: set[str] = set()
     counts = _Counts()
     for source in run_state.sources:
         data = _read(run_state, source, args)
@@ -546,6 +587,7 @@ def _check(args: argparse.Namespace) -> int:
         _LAST[:] = (analysis,)  # the last file's parse is not freed on return (see cli.main._exit_now)
         counts.files += 1
         checked.append(source.display)
+        checked_from.add(run_state.named_of(source))
         if counts.files % 64 == 0:
             gc.collect()
         counts.suppressed += len(analysis.suppressed)
@@ -561,11 +603,12 @@ def _check(args: argparse.Namespace) -> int:
             counts.by_severity[int(d.severity)] += 1
     results = config_results + results
 
+    missed = _account(run_state, args.paths or [], checked_from)
     if not args.diff:
         _print(args, results, checked, counts)
     _print_summary(args, counts, len(broken), color=use_color(sys.stderr, disabled=args.no_color))
 
-    if run_state.failed:
+    if run_state.failed or (missed and not counts.files):
         return 2
     if args.exit_zero:
         return 0
@@ -585,8 +628,11 @@ def _read(run_state: _Run, source: Source, args: argparse.Namespace) -> bytes | 
         run_state.failed = True
         return None
     if b"\0" in data:
-        explicit = source.display in (args.paths or [])
-        run_state.note(f"skipping {source.display} (binary file)", always=explicit)
+        named = run_state.named_of(source)
+        if named == source.display:
+            run_state.why[named] = "binary file"
+        else:
+            run_state.note(f"skipping {source.display} (binary file)")
         return None
     return data
 
