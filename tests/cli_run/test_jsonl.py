@@ -241,3 +241,17 @@ def test_agent_watch_json_one_terminal_event_per_reply(tmp_path: Path) -> None:
     assert len(runs) == 2
     for run_events in runs.values():
         assert check_stream(run_events)["type"] == "run.completed"
+
+
+def test_the_scripts_warnings_come_as_status_events_before_the_first_command(project: Path) -> None:
+    write(project / "s.cli", "cd docs\necho hi\n")
+    code, events, err = run_json(["run", "s.cli", "--output", "json", "--keep-going"], project)
+    assert code == 1 and "no_effect" not in err  # the warning is an event, not a line on stderr
+    check_stream(events)
+    kinds = [e["payload"].get("kind") for e in events]
+    warnings = [e["payload"] for e in events if "diagnostic" in e["payload"]]
+    assert [w["diagnostic"]["code"] for w in warnings] == ["no_effect"]
+    assert warnings[0]["diagnostic"]["line"] == 1 and warnings[0]["diagnostic"]["severity"] == "warning"
+    assert warnings[0]["text"].startswith("s.cli:1:1: warning[no_effect] ")
+    first_status = next(i for i, e in enumerate(events) if "diagnostic" in e["payload"])
+    assert first_status < kinds.index("command")

@@ -253,3 +253,15 @@ def test_a_file_name_with_rich_markup_is_asked_about_as_written(tmp_path: Path) 
     assert code == 130, out
     assert "\x1b]8;" not in out  # no hyperlink
     assert name in out.replace("\r\n", "")
+
+
+def test_the_scripts_warnings_are_shown_before_it_runs(tmp_path: Path) -> None:
+    config(tmp_path)
+    write(tmp_path / "s.cli", "echo start\ncd docs\necho never\n")
+    code, out, _ = run_text(["run", "s.cli"], tmp_path)
+    assert code == 1
+    lines = out.splitlines()
+    warning = next(i for i, line in enumerate(lines) if "warning[no_effect]" in line)
+    assert lines[warning].startswith("  s.cli:2:1: warning[no_effect] 'cd docs' has no effect")
+    assert warning < next(i for i, line in enumerate(lines) if line.startswith("[1/3]"))
+    assert "cd: can't cd to docs" in out or "No such file" in out

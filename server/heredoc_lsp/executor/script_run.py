@@ -73,9 +73,9 @@ def read_document(path: Path, text: str | None) -> tuple[str, list[Diagnostic]]:
 
 def script_steps(
     path: Path, text: str | None, config: Config, lines: Collection[int] | None
-) -> tuple[list[CommandStep], int]:
+) -> tuple[list[CommandStep], int, list[Diagnostic]]:
     """The script's commands as steps; refuses (``parse_error``) a script with any error or a ``possible_heredoc``
-    warning (SPEC §2.8). Returns steps, total."""
+    warning (SPEC §2.8). Returns steps, total and the diagnostics that do not block the run (warnings, hints)."""
 
     source, extra = read_document(path, text)
     analysis = analyze(source, Language.CLI, config, path=path, extra_diagnostics=extra)
@@ -97,7 +97,7 @@ def script_steps(
     if lines is not None:
         wanted = set(lines)
         steps = [s for s in steps if s.line in wanted]
-    return steps, total
+    return steps, total, list(analysis.diagnostics)
 
 
 def _problems(blocking: Collection[Diagnostic]) -> str:
@@ -143,9 +143,13 @@ async def run_script(
         opts = options or RunOptions.from_config(cfg)
         ctx.options = opts
         ctx.workspace = (workspace or default_script_workspace(script, cfg)).resolve()
-        steps, total = script_steps(script, text, cfg, lines)
+        steps, total, warnings = script_steps(script, text, cfg, lines)
         if not ctx.workspace.is_dir():
             raise RunRefused("parse_error", f"workspace '{ctx.workspace}' is not a directory")
+        # What check says about the script is shown before it runs, so a lint is seen next to the failure it explains.
+        for d, shown in zip(warnings, diagnostics_json(warnings), strict=True):
+            where = f"{script}:{shown['line']}:{shown['column']}:"
+            ctx.emitter.status(f"{where} {shown['severity']}[{d.code}] {d.message}", diagnostic=shown)
         sandbox = ctx.sandbox()
         ctx.emitter.status(
             f"{len(steps)} command{'s' if len(steps) != 1 else ''} in {ctx.workspace} (sandbox: {sandbox.mode})",
