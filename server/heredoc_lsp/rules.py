@@ -516,6 +516,19 @@ _RULES: tuple[Rule, ...] = (
         "",
     ),
     Rule(
+        "bad_directive",
+        "warning",
+        "cli, inbox",
+        "A comment meant as a `# heredoc-lsp: disable=` directive that silences nothing.",
+        "Only `# heredoc-lsp: disable=CODE[,CODE]` on a line of its own is a directive. A code written with `-`, a "
+        "bare `disable`, `disable-next-line=` (a directive already covers just the next line or command) or a "
+        "directive after a command on the same line does nothing, so the problem it was meant to silence stays; "
+        "the message says what to write (here: `# heredoc-lsp: disable=no_effect` on a line of its own above the "
+        "command).",
+        "cd docs  # heredoc-lsp: disable=no-effect",
+        "",
+    ),
+    Rule(
         "config_error",
         "error",
         "config",

@@ -201,10 +201,16 @@ def finish_analysis(
     if may_have_directives:  # directives are rare: skip the layout work for most documents
         # deferred: check start-up
         from heredoc_lsp.analysis.layouts import layout_for
-        from heredoc_lsp.analysis.suppress import apply_suppressions, find_suppressions, unknown_code_diagnostics
+        from heredoc_lsp.analysis.suppress import (
+            apply_suppressions,
+            bad_directive_diagnostics,
+            find_suppressions,
+            unknown_code_diagnostics,
+        )
 
-        suppressions = find_suppressions(lines, layout_for(language, lines, tree))
-        found = found + unknown_code_diagnostics(lines, suppressions)
+        layout = layout_for(language, lines, tree)
+        suppressions = find_suppressions(lines, layout)
+        found = found + unknown_code_diagnostics(lines, suppressions) + bad_directive_diagnostics(lines, layout)
         kept, suppressed = apply_suppressions(found, suppressions)
     kept.sort(key=_position)
     return Analysis(

@@ -13,6 +13,11 @@ What a directive silences:
 
 A diagnostic is matched by the line where its range starts. Codes are written as they appear in diagnostics
 (snake_case); after the list, only blanks may follow.
+
+A comment that starts like a directive but is not one (a code with a hyphen, a bare ``disable``,
+``disable-next-line=``, anything else after ``heredoc-lsp:``), or a directive at the end of a command line, silences
+nothing: each is a ``bad_directive`` warning saying what to write. Heredoc and block bodies are content (often a file
+being written, with directives of its own) and are not looked at.
 """
 
 from __future__ import annotations
@@ -106,6 +111,73 @@ def find_suppressions(lines: Sequence[str], layout: Layout) -> list[Suppression]
         extent = layout.statement_at(target)
         covers = extent if extent is not None and extent[0] == target else (target, target + 1)
         out.append(Suppression(n, frozenset(codes), False, covers))
+    return out
+
+
+# A comment that means to be a directive: ``#``, then ``heredoc-lsp`` and ``:``.
+_ATTEMPT = re.compile(r"#[ \t]*heredoc-lsp[ \t]*:")
+_AT_END = re.compile(r"(?<=[ \t;&|])#[ \t]*heredoc-lsp[ \t]*:")
+_NEXT_LINE = re.compile(r"disable-next-line[ \t]*=?[ \t]*(.*)")
+
+
+def _meant(after: str) -> str:
+    """What a broken directive's text after ``heredoc-lsp:`` should have been."""
+    body = trim(after)
+    m = _NEXT_LINE.match(body)
+    if m is not None:
+        codes = trim(m.group(1)) or "CODE"
+        return (
+            "'disable-next-line' is not supported; a directive on its own line already covers the next line (or the "
+            f"command starting there): write '{DIRECTIVE_PREFIX}{codes.replace('-', '_')}'"
+        )
+    name, eq, codes = body.partition("=")
+    if trim(name) == "disable" and not eq:
+        return f"a bare 'disable' silences nothing; name the codes: '{DIRECTIVE_PREFIX}CODE[,CODE]'"
+    if trim(name) == "disable" and "-" in codes:
+        fixed = ",".join(trim(c).replace("-", "_") for c in codes.split(",") if trim(c))
+        return f"codes are written with '_', not '-': did you mean '{DIRECTIVE_PREFIX}{fixed}'?"
+    return f"it cannot be read as a directive; the form is '{DIRECTIVE_PREFIX}CODE[,CODE]'"
+
+
+def bad_directive_diagnostics(lines: Sequence[str], layout: Layout) -> list[Diagnostic]:
+    """A ``bad_directive`` warning for each comment meant as a directive that silences nothing: one that does not
+    parse (on a line where a directive may be), and one at the end of a command line."""
+    if not layout.has_directives:
+        return []
+    out: list[Diagnostic] = []
+    for n in layout.directive_lines:
+        if n >= len(lines) or "heredoc-lsp" not in lines[n]:
+            continue
+        text = lines[n]
+        m = _ATTEMPT.search(text)
+        if m is None or text[: m.start()].strip(" \t\f\v") or parse_directive(text) is not None:
+            continue
+        end = len(text.rstrip(" \t\f\v"))
+        out.append(
+            warning(
+                Span.at(n, m.start(), end),
+                "bad_directive",
+                f"This heredoc-lsp directive silences nothing: {_meant(text[m.end() :])}",
+            )
+        )
+    comment_lines = set(layout.directive_lines)
+    for start, _ in layout.statements:
+        if start in comment_lines or start >= len(lines) or "heredoc-lsp" not in lines[start]:
+            continue
+        text = lines[start]
+        m = _AT_END.search(text)
+        if m is None:
+            continue
+        end = len(text.rstrip(" \t\f\v"))
+        directive = trim(text[m.start() :])
+        out.append(
+            warning(
+                Span.at(start, m.start(), end),
+                "bad_directive",
+                "A heredoc-lsp directive at the end of a command line silences nothing; put it on a line of its own "
+                f"above the command: '{directive}'",
+            )
+        )
     return out
 
 
