@@ -247,6 +247,22 @@ def test_protected_paths_are_errors_on_the_path_attribute(ws: Path) -> None:
     )
 
 
+def test_look_alike_protected_names_are_errors_too(ws: Path) -> None:
+    text = "".join(
+        f'[CREATE_FILE path="{path}"]\ntouch pwned\n[/CREATE_FILE]\n'
+        for path in (".g\u200cit/hooks/pre-commit", ".git\u200d/config", "GIT~1/hooks/x", ".git::$INDEX_ALLOCATION/x")
+    )
+    got = [(code, span.start_line) for code, sev, span, _ in found(text, ws) if sev == Severity.ERROR]
+    # An invisible character in a tag is an error of its own (the block is not a command); the Windows aliases
+    # are protected paths.
+    assert got == [
+        ("invisible_character", 0),
+        ("invisible_character", 3),
+        ("protected_path", 6),
+        ("protected_path", 9),
+    ]
+
+
 def test_pyproject_table_is_protected_through_the_reply(ws: Path) -> None:
     (ws / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.heredoc-lsp]\nconfirm = "always"\n')
     text = (

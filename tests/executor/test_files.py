@@ -234,6 +234,23 @@ def test_protected_paths_are_refused_before_any_change(layout: tuple[Workspace, 
     assert ws.create_file("alias/notes.txt", "fine") == "Created 'alias/notes.txt'"
 
 
+def test_look_alike_protected_names_are_refused_before_any_change(layout: tuple[Workspace, Path]) -> None:
+    # On Linux these are ordinary names; on macOS (HFS+ drops U+200C, U+FEFF) and Windows (8.3 names, NTFS streams)
+    # they are .git itself, and a workspace may be shared with those systems.
+    ws, _ = layout
+    before = _snapshot(ws.root)
+    for path in (
+        ".g\u200cit/hooks/pre-commit",
+        "\ufeff.git/config",
+        "GIT~1/hooks/pre-commit",
+        ".git::$INDEX_ALLOCATION/x",
+    ):
+        with pytest.raises(FileOpError) as info:
+            ws.create_file(path, "x")
+        assert "is protected" in info.value.summary and not info.value.rejected
+    assert _snapshot(ws.root) == before
+
+
 def test_pyproject_table_is_protected_the_rest_is_not(layout: tuple[Workspace, Path]) -> None:
     ws, _ = layout
     original = '[project]\nname = "x"\n\n[tool.heredoc-lsp.executor]\nconfirm = "always"\n'

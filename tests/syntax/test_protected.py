@@ -47,6 +47,35 @@ def test_protected_names(path: str) -> None:
     assert protected_reason(path) is not None
 
 
+# Names that are a protected one on some file system: HFS+ drops these code points (macOS), NTFS reads a stream
+# suffix and an 8.3 short name as the folder itself (Windows).
+LOOK_ALIKES = [
+    *(f".g{c}it/hooks/pre-commit" for c in ("\u200c", "\u200d", "\u200e", "\u200f", "\u202a", "\u206f", "\ufeff")),
+    ".git\u200c/hooks/pre-commit",
+    "\ufeff.git/config",
+    "sub/.e\u200dnvrc",
+    "in\u200cbox/x.txt",
+    "GIT~1/hooks/pre-commit",
+    "git~2/config",
+    ".git::$INDEX_ALLOCATION/hooks/pre-commit",
+    ".git:$DATA",
+    "VSCODE~1/tasks.json",
+    "ENVRC~1",
+    "HEREDO~1.TOM",
+    "SESSIO~1/a.json",
+    ".git./hooks/x",
+    ".git /hooks/x",
+]
+
+
+@pytest.mark.parametrize("path", LOOK_ALIKES)
+def test_look_alike_names_are_protected(path: str) -> None:
+    found = check_protected(path, None, "x")
+    assert found is not None and found.path == path
+    assert found.message.startswith(f"Path '{path}' is protected: ")
+    assert protected_reason(path) is not None
+
+
 @pytest.mark.parametrize(
     "path",
     [
@@ -60,6 +89,10 @@ def test_protected_names(path: str) -> None:
         "heredoc-lsp.toml.bak",
         "pyproject.toml",
         "src/app.py",
+        "GITHUB~1/workflows/ci.yml",  # the short name of .github, not of .git
+        "my~1/x",
+        "notes:2024.txt",
+        "s\u200crc/app.py",
     ],
 )
 def test_ordinary_paths(path: str) -> None:

@@ -8,9 +8,15 @@ A reply's CREATE_FILE, EDIT_FILE and DELETE_FILE may not change:
 - what runs code outside the sandbox later: ``.git`` (any path component: hooks, ``core.fsmonitor``...),
   ``.envrc`` (direnv), ``.vscode/`` and ``.idea/`` (tasks, launch configurations).
 
-Names are compared case-insensitively, and with trailing dots and spaces ignored, on every platform: macOS and
-Windows file systems are case-insensitive by default (``.GIT/hooks`` is ``.git/hooks`` there) and Windows drops
-trailing dots and spaces, and refusing ``.Git/`` on Linux costs nothing.
+Names are compared as the strictest file system would see them, on every platform (refusing ``.Git/`` on Linux
+costs nothing):
+
+- case-insensitively (macOS and Windows: ``.GIT/hooks`` is ``.git/hooks`` there);
+- without the code points HFS+ ignores (U+200C-U+200F, U+202A-U+202E, U+206A-U+206F, U+FEFF: ``.g<U+200C>it`` is
+  ``.git`` on macOS; git refuses them too);
+- without trailing dots and spaces and without an NTFS stream suffix (``.git::$INDEX_ALLOCATION`` is the folder
+  ``.git`` on Windows);
+- an 8.3 short name (``GIT~1``) is the long name it may stand for.
 
 Callers pass the workspace-relative path (POSIX separators) of the real location, and for a pyproject.toml the
 file's current text and the text it would have afterwards; the caller does the reading.
@@ -62,8 +68,24 @@ class ProtectedPath:
         return f"Path '{self.path}' is protected: {self.reason}"
 
 
+# Code points HFS+ drops from names (as git's is_hfs_dotgit lists them).
+_HFS_IGNORED = dict.fromkeys(
+    [0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x206A, 0x2070), 0xFEFF], None
+)
+# An 8.3 short name: up to six characters, '~', a number, and an extension of up to three.
+_SHORT_NAME = re.compile(r"([^~.]{1,6})~[0-9]+(?:\.([^.]{0,3}))?")
+
+
 def _fold(name: str) -> str:
-    return name.rstrip(". ").casefold()
+    """``name`` as the strictest file system compares it (see the module doc): the protected name it may stand for."""
+    name = name.translate(_HFS_IGNORED).split(":", 1)[0].rstrip(". ").casefold()
+    short = _SHORT_NAME.fullmatch(name)
+    if short is not None:
+        for long in (*_ANYWHERE, *AGENT_STATE_DIRS, PYPROJECT):
+            base, _, ext = long.lstrip(".").partition(".")
+            if base.replace(".", "").startswith(short.group(1)) and ext.startswith(short.group(2) or ""):
+                return long
+    return name
 
 
 def protected_reason(rel: str) -> str | None:
