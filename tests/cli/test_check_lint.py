@@ -50,6 +50,13 @@ def test_lint_table_in_the_config_and_per_file_ignores(cli: Runner, files: Files
     assert result.stdout.splitlines() == [
         "a.cli:4:7: error[unclosed_heredoc] Unclosed heredoc starting at line 4: expected 'EOF' but reached end of file"
     ]
+    verbose = cli("check", "-v", ".", cwd=tmp_path)
+    assert (
+        f"heredoc-lsp check: per-file-ignores of {tmp_path / 'heredoc-lsp.toml'} removed 1 from legacy/old/b.cli "
+        "(unclosed_heredoc)"
+    ) in verbose.stderr.splitlines()
+    unsafe_alone = cli("check", "--unsafe-fixes", "a.cli", cwd=tmp_path)
+    assert "warning: --unsafe-fixes does nothing without --fix or --diff" in unsafe_alone.stderr
     files({"heredoc-lsp.toml": '[lint]\nselect = ["possible_heredoc"]\n'})
     assert codes(cli("check", "a.cli", cwd=tmp_path)) == ["possible_heredoc"]
     assert codes(cli("check", "--select", "ALL", "a.cli", cwd=tmp_path)) == ["possible_heredoc", "unclosed_heredoc"]

@@ -179,6 +179,7 @@ def test_agent_new_and_watch_once(tmp_path: Path) -> None:
     os.utime(tmp_path / "inbox" / "a.txt", (1, 1))  # oldest first, whatever the names
     code, out, err = run_text(["agent", "watch", "--once"], tmp_path)
     assert (code, err) == (0, "")
+    assert " ".join(out.split()).startswith(f"Processing {tmp_path / 'inbox'} once ") and "Ctrl-C" not in out
     assert out.index("Applying " + str(tmp_path / "inbox" / "a.txt")) < out.index("b.txt")
     assert "Next outbox: " + str(tmp_path / "outbox" / f"{session}_seq0002.txt") in out
     assert sorted(p.name for p in (tmp_path / "inbox" / "processed").iterdir()) == ["a.txt", "b.txt"]

@@ -195,7 +195,8 @@ async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) ->
 
         StdinListener(sys.stdin.fileno(), loop, on_message, on_problem, on_eof).start()
     else:
-        console.print(Text(visible(f"Watching {paths.inbox} (Ctrl-C to stop)", one_line=True), style="bold"))
+        what = f"Processing {paths.inbox} once" if args.once else f"Watching {paths.inbox} (Ctrl-C to stop)"
+        console.print(Text(visible(what, one_line=True), style="bold"))
 
     def notice(text: str) -> None:
         text = visible(text, one_line=True)  # inbox file names are anyone's

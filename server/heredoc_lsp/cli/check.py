@@ -495,6 +495,20 @@ def _everything(code: str) -> bool:
     return True
 
 
+def _note_per_file_ignores(
+    run_state: _Run, source: Source, config: Config, found: Sequence[Diagnostic], selected: Callable[[str], bool]
+) -> None:
+    """``-v``: what the config's per-file ignores removed from one file."""
+    table = config.lint.per_file_ignores
+    if not table or source.path is None or config.source is None:
+        return
+    codes = _per_file_ignored(table, config.source.absolute().parent, source.path)
+    removed = [d for d in found if d.code in codes and not selected(d.code)]
+    if removed:
+        names = ", ".join(sorted({d.code for d in removed}))
+        run_state.note(f"per-file-ignores of {config.source} removed {len(removed)} from {source.display} ({names})")
+
+
 def _per_file_ignored(table: Any, base: Path, path: Path) -> set[str]:
     import pathspec  # deferred: check start-up: only with per-file-ignores
 
@@ -560,6 +574,8 @@ def _check(args: argparse.Namespace) -> int:
     workspace = explicit_workspace(args.workspace)
     if args.diff and args.output_format != "text":
         raise UsageError("--diff shows a diff; it takes no --output-format")
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        sys.stderr.write("heredoc-lsp check: warning: --unsafe-fixes does nothing without --fix or --diff\n")
     selection = _Selection(args)
     run_state = _Run(args.verbose)
     _collect(run_state, args)
@@ -592,6 +608,8 @@ def _check(args: argparse.Namespace) -> int:
             gc.collect()
         counts.suppressed += len(analysis.suppressed)
         shown = [d for d in analysis.diagnostics if selected(d.code)]
+        if args.verbose:
+            _note_per_file_ignores(run_state, source, config, analysis.diagnostics, selected)
         counts.ignored += len(analysis.diagnostics) - len(shown)
         for d in shown:
             counts.by_severity[int(d.severity)] += 1
