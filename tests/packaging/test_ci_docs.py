@@ -76,10 +76,40 @@ def test_github_actions_steps_run(tmp_path: Path) -> None:
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "sub/bad.cli"
 
 
-def test_pre_commit_example_names_declared_hooks() -> None:
-    declared = {h["id"] for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text("utf-8"))}
+def test_pre_commit_example_is_the_declared_hook() -> None:
+    declared = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text("utf-8"))}
     (repo,) = example("pre-commit-config")["repos"]
-    assert {h["id"] for h in repo["hooks"]} <= declared
+    assert repo["repo"] == "local"  # no release tag exists for a rev: to name
+    for hook in repo["hooks"]:
+        same = declared[hook["id"]]
+        assert (hook["entry"], hook["files"], hook["types"]) == (same["entry"], same["files"], same["types"])
+
+
+def test_pre_commit_example_runs(tmp_path: Path) -> None:
+    """The documented local hook with the real pre-commit, ``heredoc-lsp`` on PATH as the README installs it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".pre-commit-config.yaml").write_text(yaml.safe_dump(example("pre-commit-config")), encoding="utf-8")
+    (project / "good.cli").write_text("echo ok\n", encoding="utf-8")
+    (project / "notes.txt").write_text("cat <<EOF\n", encoding="utf-8")  # not a format the hook takes
+    env = dict(os.environ) | {
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "PRE_COMMIT_HOME": str(tmp_path / "cache"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
+    pre_commit = [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"]
+    assert run(["git", "init", "-q"], project, env).returncode == 0
+    assert run(["git", "add", "-A"], project, env).returncode == 0
+    good = run(pre_commit, project, env)
+    assert good.returncode == 0 and "Passed" in good.stdout, good.stdout + good.stderr
+    (project / "bad.cli").write_text("echo start\ncat <<EOF\nbody\n", encoding="utf-8")
+    assert run(["git", "add", "-A"], project, env).returncode == 0
+    bad = run(pre_commit, project, env)
+    assert bad.returncode == 1 and "bad.cli:2:7: error[unclosed_heredoc]" in bad.stdout, bad.stdout + bad.stderr
 
 
 def test_package_example_uploads_what_the_builds_write() -> None:
