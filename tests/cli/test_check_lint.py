@@ -37,8 +37,12 @@ def test_select_ignore_extend_select_and_exit_zero(cli: Runner, files: Files, tm
     bad = cli("check", "--select", "possible_heredocs", "a.cli", cwd=tmp_path)
     assert bad.returncode == 2
     assert bad.stderr == (
-        "heredoc-lsp check: error: unknown code 'possible_heredocs' in --select (see 'heredoc-lsp rule --all')\n"
+        "heredoc-lsp check: error: unknown code 'possible_heredocs' (did you mean 'possible_heredoc'?) in --select "
+        "(see 'heredoc-lsp rule --all')\n"
     )
+    hyphen = cli("check", "--ignore", "no-effect", "a.cli", cwd=tmp_path)
+    assert hyphen.returncode == 2
+    assert "unknown code 'no-effect' (did you mean 'no_effect'?) in --ignore" in hyphen.stderr
 
 
 def test_lint_table_in_the_config_and_per_file_ignores(cli: Runner, files: Files, tmp_path: Path) -> None:

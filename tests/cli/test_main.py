@@ -38,14 +38,20 @@ def test_version_imports_no_subcommand_and_no_argparse() -> None:
     assert modules == [m for m in ONLY_MAIN if m != "argparse"]
 
 
-@pytest.mark.parametrize("args", [["--help"], [], ["chek"]])
+@pytest.mark.parametrize("args", [["--help"], [], ["--bogus"]])
 def test_top_level_help_and_usage_errors_import_no_subcommand(args: list[str]) -> None:
     out, modules = imported_by(args)
     assert modules == ONLY_MAIN
     shown = " ".join(out.split())
     assert "usage: heredoc-lsp" in shown
-    if args != ["chek"]:
+    if args != ["--bogus"]:
         assert all(f"{name} {summary}" in shown for name, summary in SUMMARIES.items())
+
+
+def test_a_mistyped_subcommand_gets_a_did_you_mean_without_argparse() -> None:
+    out, modules = imported_by(["chek", "x.cli"])
+    assert modules == [m for m in ONLY_MAIN if m != "argparse"]
+    assert "heredoc-lsp: error: unknown command 'chek' (did you mean 'check'?)" in out
 
 
 def test_every_subcommand_has_a_summary_and_its_own_parser_uses_it() -> None:
@@ -58,5 +64,5 @@ def test_version_help_and_a_mistyped_subcommand_through_the_real_command(cli: Ru
     version = cli("--version")
     assert (version.returncode, version.stdout) == (0, f"heredoc-lsp {__version__}\n")
     mistyped = cli("chek")
-    assert mistyped.returncode == 2 and "invalid choice: 'chek'" in mistyped.stderr
+    assert mistyped.returncode == 2 and "unknown command 'chek' (did you mean 'check'?)" in mistyped.stderr
     assert cli("--help").stdout.startswith("usage: heredoc-lsp")

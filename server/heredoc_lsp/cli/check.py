@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from heredoc_lsp.cli.main import SUMMARIES
+from heredoc_lsp.cli.main import SUMMARIES, did_you_mean
 from heredoc_lsp.cli.sources import LANGUAGE_CHOICES, Source, UsageError
 from heredoc_lsp.fs import TreeWalk, read_regular
 from heredoc_lsp.syntax.lazy_re import lazy_compile
@@ -464,16 +464,20 @@ class _Selection:
         self.args = args
         if args.select is None and not args.extend_select and not args.ignore:
             return
-        from heredoc_lsp.rules import unknown_codes  # deferred: check start-up: only when codes are given
+        from heredoc_lsp.rules import (
+            RULES,  # deferred: check start-up: only when codes are given
+            unknown_codes,  # deferred: check start-up: only when codes are given
+        )
 
-        for flag, codes in (("--select", args.select), ("--extend-select", args.extend_select)):
+        for flag, codes in (
+            ("--select", args.select),
+            ("--extend-select", args.extend_select),
+            ("--ignore", args.ignore),
+        ):
             unknown = unknown_codes(codes or [])
             if unknown:
-                shown = ", ".join(repr(c) for c in unknown)
+                shown = ", ".join(f"'{c}'{did_you_mean(c, list(RULES))}" for c in unknown)
                 raise UsageError(f"unknown code {shown} in {flag} (see 'heredoc-lsp rule --all')")
-        unknown = unknown_codes(args.ignore)
-        if unknown:
-            raise UsageError(f"unknown code {', '.join(map(repr, unknown))} in --ignore (see 'heredoc-lsp rule --all')")
 
     def for_file(self, config: Config, path: Path | None) -> Callable[[str], bool]:
         lint = config.lint

@@ -44,6 +44,16 @@ SUMMARIES: dict[str, str] = {
 VERSION_LINE = f"heredoc-lsp {__version__}"
 
 
+def did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """`` (did you mean 'X'?)`` for the choice closest to a mistyped ``word`` (``-`` read as ``_``), or ``""``."""
+    import difflib  # deferred: check start-up (only on a usage error)
+
+    close = difflib.get_close_matches(word.replace("-", "_"), list(choices), n=1) or difflib.get_close_matches(
+        word, list(choices), n=1
+    )
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
 def _parser_class() -> type[argparse.ArgumentParser]:
     # argparse is imported on demand: ``check`` with plain arguments never needs it (see main).
     import argparse  # deferred: check start-up
@@ -98,6 +108,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             if argv is None:
                 _exit_now(fast)  # as for check: no teardown of what the process built
             return fast
+    if words and not words[0].startswith("-") and words[0] not in SUBCOMMANDS:
+        sys.stderr.write(
+            f"usage: heredoc-lsp [-h] [--version] COMMAND ...\nheredoc-lsp: error: unknown command "
+            f"'{words[0]}'{did_you_mean(words[0], list(SUBCOMMANDS))}; 'heredoc-lsp --help' lists them\n"
+        )
+        return 2
     if words and words[0] == "check":  # the common case, parsed without argparse (start-up time)
         from heredoc_lsp.cli.check import simple_args  # deferred: check start-up
 
