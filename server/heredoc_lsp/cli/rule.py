@@ -4,12 +4,11 @@ the rules registry (:mod:`heredoc_lsp.rules`); ``--output-format markdown`` with
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import sys
 from typing import Any
 
-from heredoc_lsp.cli.main import SUMMARIES
+from heredoc_lsp.cli.main import SUMMARIES, did_you_mean
 from heredoc_lsp.cli.output import error_exit
 from heredoc_lsp.cli.sources import write_stdout
 from heredoc_lsp.rules import RULES, rule_text, rules_markdown
@@ -33,8 +32,7 @@ def run(args: argparse.Namespace) -> int:
     if args.all == (args.code is not None):
         return error_exit("give one CODE or --all", "heredoc-lsp rule")
     if args.code is not None and args.code not in RULES:
-        close = difflib.get_close_matches(args.code, list(RULES), n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        hint = did_you_mean(args.code, list(RULES))
         return error_exit(f"unknown code '{args.code}'{hint}; 'heredoc-lsp rule --all' lists them", "heredoc-lsp rule")
     rules = list(RULES.values()) if args.all else [RULES[args.code]]
     if args.output_format == "json":
