@@ -179,3 +179,22 @@ def test_force_color_colours_a_pipe_and_no_color_wins(cli: Runner, files: Files,
     both = cli("check", "a.cli", cwd=tmp_path, env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
     assert "\x1b[" not in both.stdout
     assert "\x1b[" not in cli("check", "--no-color", "a.cli", cwd=tmp_path, env={"FORCE_COLOR": "1"}).stdout
+
+
+def test_stdin_filename_gives_a_piped_buffer_its_format_config_and_per_file_ignores(
+    cli: Runner, files: Files, tmp_path: Path
+) -> None:
+    files(
+        {
+            "heredoc-lsp.toml": '[lint]\nper-file-ignores = {"legacy/**" = ["no_effect"]}\n'
+            '[commands."gh issue create"]\nparams = ["TITLE", "BODY"]\nrequired = ["TITLE", "BODY"]\n'
+        }
+    )
+    buffer = "cd docs\ngh issue create <<EOF\n---TITLE---\nx\nEOF\n"
+    legacy = cli("check", "--stdin-filename", "legacy/a.cli", cwd=tmp_path, stdin=buffer)
+    assert legacy.returncode == 1
+    assert legacy.stdout.splitlines() == ["legacy/a.cli:3:1: error[missing] Required parameter 'BODY' is missing"]
+    other = cli("check", "--stdin-filename", "src/a.cli", "-", cwd=tmp_path, stdin=buffer)
+    assert [line.split(" ")[1] for line in other.stdout.splitlines()] == ["warning[no_effect]", "error[missing]"]
+    unnamed = cli("check", "-", cwd=tmp_path, stdin=buffer)
+    assert unnamed.returncode == 2 and "or a --stdin-filename whose name tells" in unnamed.stderr

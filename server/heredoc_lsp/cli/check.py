@@ -120,6 +120,15 @@ OPTIONS: tuple[tuple[tuple[str, ...], str, str, Any, tuple[str, ...] | None, str
         "root that inbox paths are checked against (default: the folder holding inbox/, else the config file's "
         "folder, else the reply's folder)",
     ),
+    (
+        ("--stdin-filename",),
+        "stdin_filename",
+        "value",
+        None,
+        None,
+        "PATH",
+        "the file standard input ('-') stands for: its format, config and per-file ignores apply, and it is shown",
+    ),
     (("-v", "--verbose"), "verbose", "flag", False, None, None, "say which files are checked and skipped"),
 )
 
@@ -381,7 +390,7 @@ def _collect(run: _Run, args: argparse.Namespace) -> None:
 
     from heredoc_lsp.languages import Language, language_from_path  # deferred: check start-up
 
-    given: list[str] = args.paths or ["."]
+    given: list[str] = args.paths or (["-"] if args.stdin_filename else ["."])
     forced = Language(args.language) if args.language else None
     missing = [p for p in given if p != "-" and not os.path.lexists(p)]
     if missing:
@@ -390,9 +399,14 @@ def _collect(run: _Run, args: argparse.Namespace) -> None:
     for raw in given:
         run.named = raw
         if raw == "-":
-            if forced is None:
-                raise UsageError("reading standard input ('-') needs --language cli|params|inbox|outbox|bash")
-            run.add(Source("<stdin>", None, forced))
+            named = Path(args.stdin_filename) if args.stdin_filename else None
+            language = forced or (language_from_path(named) if named is not None else None)
+            if language is None:
+                raise UsageError(
+                    "reading standard input ('-') needs --language cli|params|inbox|outbox|bash, or a "
+                    "--stdin-filename whose name tells"
+                )
+            run.add(Source(args.stdin_filename or "<stdin>", None, language, named))
             continue
         path = Path(raw)
         if path.is_dir():
@@ -504,9 +518,9 @@ def _note_per_file_ignores(
 ) -> None:
     """``-v``: what the config's per-file ignores removed from one file."""
     table = config.lint.per_file_ignores
-    if not table or source.path is None or config.source is None:
+    if not table or source.location is None or config.source is None:
         return
-    codes = _per_file_ignored(table, config.source.absolute().parent, source.path)
+    codes = _per_file_ignored(table, config.source.absolute().parent, source.location)
     removed = [d for d in found if d.code in codes and not selected(d.code)]
     if removed:
         names = ", ".join(sorted({d.code for d in removed}))
@@ -600,8 +614,10 @@ def _check(args: argparse.Namespace) -> int:
             where = f", config {config.source}" if config.source is not None else ""
             run_state.note(f"checking {source.display} ({source.language.value}{where})")
         ws = workspace_for(source, config, workspace)
-        selected = selection.for_file(config, source.path)
-        analysis = analyze_bytes(data, source.language, config, path=source.path, workspace=ws, command=args.command)
+        selected = selection.for_file(config, source.location)
+        analysis = analyze_bytes(
+            data, source.language, config, path=source.location, workspace=ws, command=args.command
+        )
         if (args.fix or args.diff) and analysis.diagnostics:
             analysis = _fix(run_state, source, data, analysis, config, ws, selected, args, counts)
         _LAST[:] = (analysis,)  # the last file's parse is not freed on return (see cli.main._exit_now)

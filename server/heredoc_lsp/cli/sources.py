@@ -54,14 +54,21 @@ def explicit_workspace(value: str | None) -> Path | None:
 
 
 class Source:
-    """A document to read: ``path`` is None for standard input. (A plain class: start-up time matters here.)"""
+    """A document to read: ``path`` is None for standard input, and ``stands_for`` then the file the piped buffer
+    is (``--stdin-filename``: its config and per-file ignores apply). (A plain class: start-up time matters here.)"""
 
-    __slots__ = ("display", "language", "path")
+    __slots__ = ("display", "language", "path", "stands_for")
 
-    def __init__(self, display: str, path: Path | None, language: Language) -> None:
+    def __init__(self, display: str, path: Path | None, language: Language, stands_for: Path | None = None) -> None:
         self.display = display
         self.path = path
         self.language = language
+        self.stands_for = stands_for
+
+    @property
+    def location(self) -> Path | None:
+        """Where the document is, or is meant to be: its path, or for a piped buffer the name it was given."""
+        return self.path if self.path is not None else self.stands_for
 
 
 def read_source(source: Source) -> bytes:
@@ -84,7 +91,7 @@ def config_for(resolver: ConfigResolver, source: Source) -> Config:
 
 def effective_for(resolver: ConfigResolver, source: Source) -> EffectiveConfig:
     """The effective config of ``source`` and the workspace settings it ignores. Raises ConfigError."""
-    anchor = source.path if source.path is not None else Path.cwd() / "stdin"
+    anchor = source.location if source.location is not None else Path.cwd() / "stdin"
     return resolver.resolve(anchor)
 
 
@@ -94,11 +101,11 @@ def workspace_for(source: Source, config: Config, explicit: Path | None) -> Path
         return None
     if explicit is not None:
         return explicit
-    if source.path is None:
+    if source.location is None:
         return Path.cwd()
     from heredoc_lsp.analysis.core import default_workspace  # deferred: check start-up
 
-    return default_workspace(source.path, config)
+    return default_workspace(source.location, config)
 
 
 def write_stdout(text: str) -> None:
