@@ -198,3 +198,14 @@ def test_stdin_filename_gives_a_piped_buffer_its_format_config_and_per_file_igno
     assert [line.split(" ")[1] for line in other.stdout.splitlines()] == ["warning[no_effect]", "error[missing]"]
     unnamed = cli("check", "-", cwd=tmp_path, stdin=buffer)
     assert unnamed.returncode == 2 and "or a --stdin-filename whose name tells" in unnamed.stderr
+
+
+def test_statistics_and_quiet(cli: Runner, files: Files, tmp_path: Path) -> None:
+    files({"a.cli": "cd a\ncd b\ncat <<ÉOF\nx\nÉOF\n", "b.cli": "cd c\n"})
+    stats = cli("check", "--statistics", ".", cwd=tmp_path)
+    assert stats.returncode == 1
+    assert stats.stdout.splitlines() == ["3  no_effect       warning", "1  invalid_marker  error    [*]"]
+    assert stats.stderr == "Checked 2 files: 1 error, 3 warnings\n"
+    quiet = cli("check", "-q", "b.cli", cwd=tmp_path)
+    assert (quiet.returncode, quiet.stderr) == (0, "")
+    assert quiet.stdout.startswith("b.cli:1:1: warning[no_effect]")

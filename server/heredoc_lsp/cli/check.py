@@ -129,6 +129,16 @@ OPTIONS: tuple[tuple[tuple[str, ...], str, str, Any, tuple[str, ...] | None, str
         "PATH",
         "the file standard input ('-') stands for: its format, config and per-file ignores apply, and it is shown",
     ),
+    (
+        ("--statistics",),
+        "statistics",
+        "flag",
+        False,
+        None,
+        None,
+        "instead of each problem, how many of each code (most first)",
+    ),
+    (("-q", "--quiet"), "quiet", "flag", False, None, None, "print the problems and nothing else (no summary line)"),
     (("-v", "--verbose"), "verbose", "flag", False, None, None, "say which files are checked and skipped"),
 )
 
@@ -779,6 +789,9 @@ def _print(args: argparse.Namespace, results: list[tuple[str, list[Any]]], check
     from heredoc_lsp.cli.sources import write_stdout  # deferred: check start-up
 
     fmt = args.output_format
+    if args.statistics:
+        _print_statistics(results)
+        return
     if fmt == "json":
         _print_json(results, counts)
         return
@@ -804,6 +817,30 @@ def _print(args: argparse.Namespace, results: list[tuple[str, list[Any]]], check
         out = [output.text_line(path, d, color=color) + "\n" for path, found in results for d in found]
     if out:
         write_stdout("".join(out))
+
+
+def _print_statistics(results: list[tuple[str, list[Any]]]) -> None:
+    """``--statistics``: one line per code, ``COUNT  CODE  severity  [*]`` (``[*]``: it has a quick fix), the most
+    frequent first, as ruff prints them."""
+    from heredoc_lsp.cli.sources import write_stdout  # deferred: check start-up
+    from heredoc_lsp.rules import RULES  # deferred: check start-up
+
+    counted: dict[str, int] = {}
+    severity: dict[str, str] = {}
+    for _, found in results:
+        for d in found:
+            counted[d.code] = counted.get(d.code, 0) + 1
+            severity[d.code] = d.severity.label
+    if not counted:
+        return
+    width = max(len(str(n)) for n in counted.values())
+    code_width = max(len(code) for code in counted)
+    lines = []
+    for code, n in sorted(counted.items(), key=lambda item: (-item[1], item[0])):
+        rule = RULES.get(code)
+        mark = "[*]" if rule is not None and rule.fix_safety else "   "
+        lines.append(f"{n:>{width}}  {code:<{code_width}}  {severity[code]:<7}  {mark}".rstrip() + "\n")
+    write_stdout("".join(lines))
 
 
 def _print_json(results: list[tuple[str, list[Any]]], counts: _Counts) -> None:
@@ -834,6 +871,8 @@ def _print_json(results: list[tuple[str, list[Any]]], counts: _Counts) -> None:
 def _print_summary(args: argparse.Namespace, counts: _Counts, broken: int, *, color: bool) -> None:
     from heredoc_lsp.cli.output import plural  # deferred: check start-up
 
+    if args.quiet:
+        return
     if args.diff:
         line = (
             f"Would fix {plural(counts.fixed, 'problem')} in {plural(counts.fixed_files, 'file')}"
