@@ -47,7 +47,7 @@ SKIPPED_DIRS: dict[str, str] = {
 
 _GLOB_SPLIT = lazy_compile(r"[*?/]+")
 WATCH_TICK_MS = 200  # how often --watch's generator wakes up when nothing changes
-OUTPUT_FORMATS = ("text", "concise", "json", "github", "sarif", "gitlab", "junit")
+OUTPUT_FORMATS = ("text", "full", "concise", "json", "github", "sarif", "gitlab", "junit")
 
 # Every option of ``check``, declared once: ``add_parser`` builds the argparse parser from it and ``simple_args``
 # (the argparse-free fast path) reads the same table. (flags, dest, kind, default, choices, metavar, help); kind is
@@ -614,6 +614,7 @@ def _check(args: argparse.Namespace) -> int:
     results: list[tuple[str, list[Diagnostic]]] = []
     checked: list[str] = []
     checked_from: set[str] = set()
+    frames: dict[str, Sequence[str]] = {}  # --output-format full: the lines of each file with problems
     counts = _Counts()
     for source in run_state.sources:
         data = _read(run_state, source, args)
@@ -645,6 +646,8 @@ def _check(args: argparse.Namespace) -> int:
             counts.by_severity[int(d.severity)] += 1
         if shown:
             results.append((source.display, shown))
+            if args.output_format == "full":
+                frames[source.display] = analysis.lines
     config_results = [(display, found) for display, found in (*broken.values(), *warned.values()) if found]
     for _, found in config_results:
         for d in found:
@@ -653,7 +656,7 @@ def _check(args: argparse.Namespace) -> int:
 
     missed = _account(run_state, args.paths or [], checked_from)
     if not args.diff:
-        _print(args, results, checked, counts)
+        _print(args, results, checked, counts, frames)
     _print_summary(args, counts, len(broken), color=use_color(sys.stderr, disabled=args.no_color))
 
     if run_state.failed or (missed and not counts.files):
@@ -784,7 +787,13 @@ def _fix(
     return result.analysis
 
 
-def _print(args: argparse.Namespace, results: list[tuple[str, list[Any]]], checked: list[str], counts: _Counts) -> None:
+def _print(
+    args: argparse.Namespace,
+    results: list[tuple[str, list[Any]]],
+    checked: list[str],
+    counts: _Counts,
+    frames: dict[str, Sequence[str]],
+) -> None:
     from heredoc_lsp.cli import output  # deferred: check start-up
     from heredoc_lsp.cli.sources import write_stdout  # deferred: check start-up
 
@@ -812,6 +821,13 @@ def _print(args: argparse.Namespace, results: list[tuple[str, list[Any]]], check
         out = [output.github_line(path, d) + "\n" for path, found in results for d in found]
     elif fmt == "concise":
         out = [output.concise_line(path, d) + "\n" for path, found in results for d in found]
+    elif fmt == "full":
+        color = output.use_color(sys.stdout, disabled=args.no_color)
+        out = [
+            "\n".join([output.text_line(path, d, color=color), *output.code_frame(frames.get(path, ()), d), ""]) + "\n"
+            for path, found in results
+            for d in found
+        ]
     else:
         color = output.use_color(sys.stdout, disabled=args.no_color)
         out = [output.text_line(path, d, color=color) + "\n" for path, found in results for d in found]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity
 from heredoc_lsp.syntax.visible import visible
@@ -71,6 +72,31 @@ def text_line(path: str, d: Diagnostic, *, color: bool = False) -> str:
             f"{_BOLD}{where}{_RESET} {_COLORS[d.severity]}{d.severity.label}{_RESET}{_DIM}[{d.code}]{_RESET} {message}"
         )
     return f"{where} {label} {message}"
+
+
+def code_frame(lines: Sequence[str], d: Diagnostic) -> list[str]:
+    """The lines under a problem in ``full`` output, as ruff and shellcheck draw them: the source line with its
+    number, a caret underline at the range (to the end of that line when the range goes on), and the rule's fix
+    when it has one. Tabs are shown as one space so the carets stay under their characters."""
+    from heredoc_lsp.rules import RULES  # deferred: check start-up
+
+    n = d.span.start_line
+    if not 0 <= n < len(lines):
+        return []
+    text = lines[n]
+    shown = visible(text.replace("\t", " "), one_line=True)
+    if len(shown) != len(text):  # escaped characters move the columns: no underline
+        return [f"{n + 1} | {shown}"]
+    start = min(d.span.start_col, len(text))
+    end = d.span.end_col if d.span.end_line == n else len(text)
+    end = max(start + 1, min(end, len(text)))
+    gutter = " " * len(str(n + 1))
+    out = [f"{gutter} |", f"{n + 1} | {shown}", f"{gutter} | {' ' * start}{'^' * (end - start)}"]
+    rule = RULES.get(d.code)
+    if rule is not None and rule.fix:
+        safety = f" ({rule.fix_safety})" if rule.fix_safety else ""
+        out.append(f"{gutter} = fix{safety}: {_one_line(rule.fix)}")
+    return out
 
 
 def concise_line(path: str, d: Diagnostic) -> str:
