@@ -87,7 +87,7 @@ def test_reply_written_in_two_halves_is_applied_once_complete(agent_root: Path, 
     )
     try:
         assert watch.stdout is not None
-        assert watch.stdout.readline().startswith("Watching ")  # the watcher is scanning the inbox now
+        assert watch.stdout.readline().startswith("Processing ")  # the watcher (--once) is scanning the inbox now
         time.sleep(0.3)  # a writer pausing mid-file (well under the settle time, even on a loaded machine)
         with reply.open("a") as f:
             f.write(second)
