@@ -1,0 +1,198 @@
+"""``body_syntax``: heredoc bodies and reply file blocks checked in their own language (docs/bodies.md).
+
+The language of each body comes from :mod:`heredoc_lsp.syntax.body_language`, the check from
+:mod:`heredoc_lsp.syntax.body_check`; this module finds the bodies of a parsed document, maps each problem to the
+host document's line and column (a ``<<-`` body's stripped tabs added back) and remembers checks by body content,
+so that a body is checked again only when its text or language changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from heredoc_lsp.syntax.body_check import CHECKED, BodyProblem, check_body
+from heredoc_lsp.syntax.body_language import (
+    NO_LANGUAGE,
+    command_language,
+    file_language,
+    lang_directive,
+    language_name,
+    marker_language,
+    shebang_language,
+    target_language,
+)
+from heredoc_lsp.syntax.diagnostics import Diagnostic, Span, error
+from heredoc_lsp.syntax.text import trim
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from heredoc_lsp.syntax.cli import CliScript, Command
+    from heredoc_lsp.syntax.inbox import InboxCommand, InboxReply
+
+__all__ = [
+    "CODE",
+    "STATS",
+    "block_language",
+    "body_diagnostics",
+    "cli_body_diagnostics",
+    "heredoc_language",
+    "inbox_body_diagnostics",
+    "update_cli_body_diagnostics",
+]
+
+CODE = "body_syntax"
+FILE_BLOCKS = ("CREATE_FILE",)  # EDIT_FILE bodies are fragments of a file: their language colours, never checks
+_CACHE_SIZE = 2048
+_cache: dict[tuple[str, tuple[str, ...]], BodyProblem | None] = {}
+# Work counters, for tests and the benchmark: ``checked`` counts bodies actually parsed (cache misses).
+STATS: dict[str, int] = {"checked": 0}
+
+
+def _checked(language: str, body: tuple[str, ...]) -> BodyProblem | None:
+    key = (language, body)
+    try:
+        return _cache[key]
+    except KeyError:
+        pass
+    STATS["checked"] += 1
+    found = check_body(language, body)
+    if len(_cache) >= _CACHE_SIZE:
+        del _cache[next(iter(_cache))]  # the oldest entry
+    _cache[key] = found
+    return found
+
+
+def _directive_above(lines: Sequence[str], line: int) -> str | None:
+    """The language named by ``# heredoc-lsp: lang=NAME`` among the directive lines just above ``line``
+    (``NO_LANGUAGE`` for ``lang=none`` or an unknown name); None without one."""
+    n = line - 1
+    while n >= 0 and "heredoc-lsp" in lines[n]:
+        name = lang_directive(lines[n])
+        if name is not None:
+            return language_name(name) or NO_LANGUAGE
+        if not trim(lines[n]).startswith("#"):
+            return None
+        n -= 1
+    return None
+
+
+def _known(language: str | None) -> str | None:
+    return None if language is None or language == NO_LANGUAGE else language
+
+
+def heredoc_language(lines: Sequence[str], command: Command) -> str | None:
+    """The language of ``command``'s heredoc body (None: data, or no heredoc, or a structured body)."""
+    h = command.heredoc
+    if h is None or command.params is not None:
+        return None
+    said = _directive_above(lines, command.line)
+    if said is not None:
+        return _known(said)
+    schema = command.schema
+    if schema is not None and schema.lang is not None:
+        return _known(schema.lang)
+    return (
+        command_language(command.text, h.tail)
+        or marker_language(h.marker)
+        or target_language(command.text, h.tail)
+        or (shebang_language(h.body[0]) if h.body else None)
+    )
+
+
+def block_language(lines: Sequence[str], command: InboxCommand) -> str | None:
+    """The language of a ``[CREATE_FILE]``/``[EDIT_FILE]`` body (None for other blocks and for data)."""
+    if command.name not in ("CREATE_FILE", "EDIT_FILE") or command.body_lines is None:
+        return None
+    said = _directive_above(lines, command.line)
+    if said is not None:
+        return _known(said)
+    first, end = command.body_lines
+    first_line = lines[first] if first < end and command.name == "CREATE_FILE" else None
+    return file_language(command.attrs.get("path", ""), first_line)
+
+
+def _diagnostic(lines: Sequence[str], problem: BodyProblem, first: int, indent: Sequence[int], lang: str) -> Diagnostic:
+    line = first + problem.line
+    col = problem.col + indent[problem.line]
+    end_line = first + problem.end_line
+    end_col = problem.end_col + indent[problem.end_line]
+    if (end_line, end_col) <= (line, col):  # a point: the character there, if any
+        end_line, end_col = line, min(col + 1, len(lines[line]))
+    return error(Span(line, col, end_line, end_col), CODE, problem.message, data={"language": lang})
+
+
+def _heredoc_diagnostic(lines: Sequence[str], command: Command) -> Diagnostic | None:
+    h = command.heredoc
+    if h is None or command.error is not None or not h.closed:
+        return None
+    language = heredoc_language(lines, command)
+    if language is None or language not in CHECKED:
+        return None
+    problem = _checked(language, h.body)
+    if problem is None:
+        return None
+    if not h.body:
+        return error(h.marker_span, CODE, problem.message, data={"language": language})
+    start = h.body_start
+    indent = [len(lines[start + i]) - len(b) for i, b in enumerate(h.body)] if h.strip_tabs else [0] * len(h.body)
+    return _diagnostic(lines, problem, start, indent, language)
+
+
+def cli_body_diagnostics(script: CliScript, first_line: int = 0, stop_line: int | None = None) -> list[Diagnostic]:
+    """``body_syntax`` of the heredocs whose opener is on lines ``[first_line, stop_line)`` (default: all)."""
+    lines = script.lines
+    last = None if stop_line is None else stop_line - 1
+    if last is not None and last < first_line:
+        return []
+    out: list[Diagnostic] = []
+    for kind, line, command in script.outline(first_line, last):
+        if kind == "heredoc" and command is not None and line >= first_line:
+            found = _heredoc_diagnostic(lines, command)
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def update_cli_body_diagnostics(
+    previous: Iterable[Diagnostic], script: CliScript, resume: int, stop: int, delta: int
+) -> tuple[Diagnostic, ...]:
+    """The body diagnostics after an incremental re-parse that scanned new lines ``[resume, stop)`` again: the
+    previous ones before ``resume`` kept, those from old line ``stop - delta`` on moved by ``delta``, the rest
+    checked again (through the cache: only changed bodies are parsed)."""
+    old = tuple(previous)
+    before = [d for d in old if d.span.start_line < resume]
+    after = [d.shifted(delta) if delta else d for d in old if d.span.start_line >= stop - delta]
+    return (*before, *cli_body_diagnostics(script, resume, stop), *after)
+
+
+def inbox_body_diagnostics(lines: Sequence[str], reply: InboxReply) -> list[Diagnostic]:
+    """``body_syntax`` of the reply's ``[CREATE_FILE]`` blocks."""
+    out: list[Diagnostic] = []
+    for command in reply.commands:
+        if command.name not in FILE_BLOCKS or command.errors or command.body_lines is None:
+            continue
+        language = block_language(lines, command)
+        if language is None or language not in CHECKED:
+            continue
+        first, end = command.body_lines
+        body = tuple(lines[first:end])
+        problem = _checked(language, body)
+        if problem is None:
+            continue
+        if not body:
+            out.append(error(command.tag_span, CODE, problem.message, data={"language": language}))
+        else:
+            out.append(_diagnostic(lines, problem, first, [0] * len(body), language))
+    return out
+
+
+def body_diagnostics(lines: Sequence[str], tree: object) -> list[Diagnostic]:
+    """``body_syntax`` of a parsed ``.cli`` script or inbox reply (nothing for other formats)."""
+    from heredoc_lsp.syntax.cli import CliScript  # deferred: check start-up
+    from heredoc_lsp.syntax.inbox import InboxReply  # deferred: check start-up
+
+    if isinstance(tree, CliScript):
+        return cli_body_diagnostics(tree)
+    if isinstance(tree, InboxReply):
+        return inbox_body_diagnostics(lines, tree)
+    return []

@@ -1,0 +1,143 @@
+"""Syntax checks of a body in its own language, without running anything (docs/bodies.md).
+
+Python: the standard library's compiler (``compile(..., "exec", dont_inherit=True)``: the code object is thrown
+away, never run). JSON: :mod:`json`. TOML: ``tomllib`` (``tomli`` before Python 3.11). YAML: PyYAML's composer
+(the node tree only, so that application tags such as ``!Ref`` are not errors and no object is built).
+
+The text is the body's lines joined with ``\\n``. A problem's position is 0-based (line, code-point column) in
+those lines; the caller maps it to the host document.
+"""
+
+from __future__ import annotations
+
+from heredoc_lsp.syntax.lazy_re import lazy_compile
+from heredoc_lsp.syntax.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+__all__ = ["CHECKED", "BodyProblem", "check_body"]
+
+_TOML_AT = lazy_compile(r"\s*\(at line (\d+), column (\d+)\)\s*\Z|\s*\(at end of document\)\s*\Z")
+
+
+@record
+class BodyProblem:
+    """A syntax error at ``line``/``col`` of the body (0-based; code points), up to ``end_line``/``end_col`` (the
+    same point when the language does not say), with the language's own message."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    message: str
+
+
+def _at(lines: Sequence[str], line: int, col: int, message: str) -> BodyProblem:
+    """A problem at ``line``/``col`` clamped into the body (a point past the last line is the end of the body)."""
+    if not lines:
+        return BodyProblem(0, 0, 0, 0, message)
+    if line >= len(lines):
+        line, col = len(lines) - 1, len(lines[-1])
+    line = max(0, line)
+    col = max(0, min(col, len(lines[line])))
+    return BodyProblem(line, col, line, col, message)
+
+
+def _python(lines: Sequence[str], text: str) -> BodyProblem | None:
+    import warnings  # deferred: only for Python bodies
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarning (an invalid escape) is no syntax error
+            compile(text, "<body>", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        message = f"python: {exc.msg}"
+        if exc.lineno is None:
+            nul = text.find("\0")
+            line = text.count("\n", 0, nul) if nul >= 0 else 0
+            col = nul - (text.rfind("\n", 0, nul) + 1) if nul >= 0 else 0
+            return _at(lines, line, col, message)
+        problem = _at(lines, exc.lineno - 1, (exc.offset or 1) - 1, message)
+        end_line = (exc.end_lineno or 0) - 1
+        end_col = (exc.end_offset or 0) - 1
+        if end_line == problem.line and problem.col < end_col <= len(lines[problem.line]):
+            return BodyProblem(problem.line, problem.col, end_line, end_col, message)
+        return problem
+    except (ValueError, RecursionError, MemoryError):
+        return None  # (null bytes before 3.12; nesting the compiler cannot judge): not sure, so nothing
+    return None
+
+
+def _json(lines: Sequence[str], text: str) -> BodyProblem | None:
+    import json  # deferred: only for JSON bodies
+
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return _at(lines, exc.lineno - 1, exc.colno - 1, f"json: {exc.msg}")
+    except RecursionError:
+        return None
+    return None
+
+
+def _toml(lines: Sequence[str], text: str) -> BodyProblem | None:
+    import importlib  # deferred: only for TOML bodies
+    import sys  # deferred: only for TOML bodies
+
+    toml = importlib.import_module("tomllib" if sys.version_info >= (3, 11) else "tomli")
+    try:
+        toml.loads(text)
+    except toml.TOMLDecodeError as exc:
+        raw = str(exc.args[0]) if exc.args else str(exc)
+        raw = raw.split("\n", 1)[0]
+        m = _TOML_AT.search(raw)
+        message = f"toml: {raw[: m.start()] if m else raw}"
+        if m is None:
+            return _at(lines, 0, 0, message)
+        if m.group(1) is None:  # at the end of the document
+            return _at(lines, len(lines), 0, message)
+        return _at(lines, int(m.group(1)) - 1, int(m.group(2)) - 1, message)
+    except RecursionError:
+        return None
+    return None
+
+
+def _yaml(lines: Sequence[str], text: str) -> BodyProblem | None:
+    import yaml  # deferred: only for YAML bodies (PyYAML, with libyaml when installed)
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        for _ in yaml.compose_all(text, Loader=loader):
+            pass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        what = exc.problem or exc.context or "invalid YAML"
+        if mark is None:
+            return _at(lines, 0, 0, f"yaml: {what}")
+        return _at(lines, mark.line, mark.column, f"yaml: {what}")
+    except yaml.YAMLError as exc:
+        return _at(lines, 0, 0, f"yaml: {exc}")
+    except RecursionError:
+        return None
+    return None
+
+
+_CHECKERS: dict[str, Callable[[Sequence[str], str], BodyProblem | None]] = {
+    "python": _python,
+    "json": _json,
+    "toml": _toml,
+    "yaml": _yaml,
+}
+
+# The languages whose syntax is checked; the other known languages are only recognised (and coloured).
+CHECKED = frozenset(_CHECKERS)
+
+
+def check_body(language: str, lines: Sequence[str]) -> BodyProblem | None:
+    """The first syntax error of ``lines`` read as ``language``; None when it is valid or not checked."""
+    checker = _CHECKERS.get(language)
+    if checker is None:
+        return None
+    return checker(lines, "\n".join(lines))
