@@ -214,7 +214,8 @@ def _interpreter(program: str, args: list[str]) -> str | None:
                 return None
             if not a.startswith(("-", "+")):
                 return None  # a script file
-            i += 2 if a in _SHELL_ARG_OPTIONS else 1
+            takes_arg = a in _SHELL_ARG_OPTIONS or (not a.startswith("--") and a.endswith(("o", "O")))
+            i += 2 if takes_arg else 1  # (-o NAME, also at the end of a cluster: -euo pipefail)
         return shell
     if program in ("node", "nodejs"):
         return "javascript" if not args or args == ["-"] else None
