@@ -66,8 +66,11 @@ def test_consumer_command(text: str, tail: str, expected: str | None) -> None:
 
 @pytest.mark.parametrize(
     ("marker", "expected"),
-    [("PY", "python"), ("PYTHON", "python"), ("py", "python"), ("JSON", "json"), ("YAML", "yaml"), ("YML", "yaml")]
-    + [("TOML", "toml"), ("SH", "sh"), ("BASH", "bash"), ("SQL", "sql"), ("EOF", None), ("END_PY", None)],
+    [
+        *[("PY", "python"), ("PYTHON", "python"), ("py", "python"), ("JSON", "json"), ("YAML", "yaml")],
+        *[("YML", "yaml"), ("TOML", "toml"), ("SH", "sh"), ("BASH", "bash"), ("SQL", "sql"), ("EOF", None)],
+        ("END_PY", None),
+    ],
 )
 def test_marker(marker: str, expected: str | None) -> None:
     assert marker_language(marker) == expected

@@ -83,8 +83,8 @@ def _known(language: str | None) -> str | None:
 def heredoc_language(lines: Sequence[str], command: Command) -> str | None:
     """The language of ``command``'s heredoc body (None: data, or no heredoc, or a structured body)."""
     h = command.heredoc
-    if h is None or command.params is not None:
-        return None
+    if h is None or (command.params is not None and command.params.mode != "text"):
+        return None  # (a structured body is parameters)
     said = _directive_above(lines, command.line)
     if said is not None:
         return _known(said)
