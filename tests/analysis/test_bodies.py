@@ -134,6 +134,7 @@ def test_a_body_is_checked_again_only_when_it_changed() -> None:
 
 VOCABULARY = [
     "",
+    "# heredoc-lsp: disable=no_effect",
     "echo hi é😀",
     "# heredoc-lsp: lang=python",
     "# heredoc-lsp: lang=none",
@@ -166,24 +167,25 @@ def test_incremental_update_equals_a_full_check(old_lines: list[str], at: int, r
     lines = old_lines[:start] + new + old_lines[start + removed :]
     old = parse_cli(old_lines)
     result = reparse(old, lines, LineEdit(start, removed, len(new)))
+    edit = LineEdit(start, removed, len(new))
     updated = update_cli_body_diagnostics(
-        cli_body_diagnostics(old), result.script, result.resume, result.stop, result.delta
+        tuple(cli_body_diagnostics(old)), old, result.script, edit, result.resume, result.stop
     )
     assert list(updated) == cli_body_diagnostics(parse_cli(lines))
 
 
 def test_incremental_update_checks_only_the_rescanned_window() -> None:
-    block = ["python3 - <<PY", "print(", "PY", "cat > a.json <<EOF", "{", "EOF"]
-    lines = [line for _ in range(500) for line in [*block, "echo x"]]
+    # More distinct bodies than the content cache holds: the window's are no longer in it.
+    lines = [line for i in range(2500) for line in ["python3 - <<PY", f"print({i}", "PY", "echo x"]]
     old = parse_cli(lines)
-    previous = cli_body_diagnostics(old)
-    assert len(previous) == 1000
-    new_lines = [*lines[:10], "echo typed", *lines[10:]]
+    previous = tuple(cli_body_diagnostics(old))
+    assert len(previous) == 2500
+    new_lines = [*lines[:11], "echo typed", *lines[11:]]
     STATS["checked"] = 0
-    result = reparse(old, new_lines, LineEdit(10, 0, 1))
-    updated = update_cli_body_diagnostics(previous, result.script, result.resume, result.stop, result.delta)
-    assert STATS["checked"] == 0  # every body re-scanned is in the cache
-    assert len(updated) == 1000 and list(updated) == cli_body_diagnostics(parse_cli(new_lines))
+    result = reparse(old, new_lines, LineEdit(11, 0, 1))
+    updated = update_cli_body_diagnostics(previous, old, result.script, LineEdit(11, 0, 1), result.resume, result.stop)
+    assert STATS["checked"] == 0  # no body changed
+    assert len(updated) == 2500 and list(updated) == cli_body_diagnostics(parse_cli(new_lines))
     assert result.stop - result.resume < 100
 
 

@@ -8,7 +8,8 @@ so that a body is checked again only when its text or language changed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from bisect import bisect_left
+from collections.abc import Sequence
 
 from heredoc_lsp.syntax.body_check import CHECKED, BodyProblem, check_body
 from heredoc_lsp.syntax.body_language import (
@@ -22,7 +23,7 @@ from heredoc_lsp.syntax.body_language import (
     target_language,
 )
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Span, error
-from heredoc_lsp.syntax.text import trim
+from heredoc_lsp.syntax.text import LineEdit, trim
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -153,16 +154,62 @@ def cli_body_diagnostics(script: CliScript, first_line: int = 0, stop_line: int 
     return out
 
 
+def _first_at(diagnostics: Sequence[Diagnostic], line: int) -> int:
+    return bisect_left(diagnostics, line, key=_start_line)
+
+
+def _start_line(d: Diagnostic) -> int:
+    return d.span.start_line
+
+
+def _context_start(lines: Sequence[str], line: int) -> int:
+    """The first line a heredoc opener's language may depend on: the directive lines just above it."""
+    n = line - 1
+    while n >= 0 and "heredoc-lsp" in lines[n]:
+        n -= 1
+    return max(0, n)
+
+
 def update_cli_body_diagnostics(
-    previous: Iterable[Diagnostic], script: CliScript, resume: int, stop: int, delta: int
+    previous: Sequence[Diagnostic], old: CliScript, new: CliScript, edit: LineEdit, resume: int, stop: int
 ) -> tuple[Diagnostic, ...]:
-    """The body diagnostics after an incremental re-parse that scanned new lines ``[resume, stop)`` again: the
-    previous ones before ``resume`` kept, those from old line ``stop - delta`` on moved by ``delta``, the rest
-    checked again (through the cache: only changed bodies are parsed)."""
-    old = tuple(previous)
-    before = [d for d in old if d.span.start_line < resume]
-    after = [d.shifted(delta) if delta else d for d in old if d.span.start_line >= stop - delta]
-    return (*before, *cli_body_diagnostics(script, resume, stop), *after)
+    """The body diagnostics of ``new``, an incremental re-parse of ``old`` after ``edit`` that scanned new lines
+    ``[resume, stop)`` again; ``previous`` are ``old``'s (sorted by line).
+
+    Diagnostics before ``resume`` are kept and those from old line ``stop - delta`` on are moved. In the window, a
+    heredoc whose lines (and directive lines above) the edit did not touch, and which was the same heredoc in the
+    old parse, keeps its old result; the others are checked (through the content cache)."""
+    delta = edit.delta
+    lines = new.lines
+    edited_lo, edited_hi = edit.start, edit.start + edit.inserted  # new lines that changed (an insertion point)
+    out = list(previous[: _first_at(previous, resume)])
+    for kind, line, command in new.outline(resume, stop - 1):
+        if kind != "heredoc" or command is None or line < resume:
+            continue
+        first, last = _context_start(lines, line), command.end_line
+        if last < edited_lo or first >= edited_hi:
+            old_line = line if last < edited_lo else line - delta
+            was = old.item_at(old_line)
+            if (
+                isinstance(was, type(command))
+                and was.line == old_line
+                and was.end_line - old_line == last - line
+                and was.error == command.error
+                and was.heredoc is not None
+                and command.heredoc is not None
+                and was.heredoc.closed == command.heredoc.closed
+            ):
+                k = _first_at(previous, old_line)
+                while k < len(previous) and previous[k].span.start_line <= was.end_line:
+                    out.append(previous[k].shifted(line - old_line) if line != old_line else previous[k])
+                    k += 1
+                continue
+        found = _heredoc_diagnostic(lines, command)
+        if found is not None:
+            out.append(found)
+    for d in previous[_first_at(previous, stop - delta) :]:
+        out.append(d.shifted(delta) if delta else d)
+    return tuple(out)
 
 
 def inbox_body_diagnostics(lines: Sequence[str], reply: InboxReply) -> list[Diagnostic]:

@@ -73,6 +73,6 @@ def reanalyze_cli(
         newline=previous.newline,
         workspace=workspace,
         may_have_directives=bool(directives),
-        bodies=update_cli_body_diagnostics(previous.bodies, script, result.resume, result.stop, result.delta),
+        bodies=update_cli_body_diagnostics(previous.bodies, old, script, edit, result.resume, result.stop),
     )
     return analysis, directives, result

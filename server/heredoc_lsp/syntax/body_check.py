@@ -10,6 +10,10 @@ those lines; the caller maps it to the host document.
 
 from __future__ import annotations
 
+import importlib
+import sys
+import warnings
+
 from heredoc_lsp.syntax.lazy_re import lazy_compile
 from heredoc_lsp.syntax.records import record
 
@@ -46,8 +50,6 @@ def _at(lines: Sequence[str], line: int, col: int, message: str) -> BodyProblem:
 
 
 def _python(lines: Sequence[str], text: str) -> BodyProblem | None:
-    import warnings  # deferred: only for Python bodies
-
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarning (an invalid escape) is no syntax error
@@ -71,7 +73,7 @@ def _python(lines: Sequence[str], text: str) -> BodyProblem | None:
 
 
 def _json(lines: Sequence[str], text: str) -> BodyProblem | None:
-    import json  # deferred: only for JSON bodies
+    import json  # deferred: check start-up: only for JSON bodies
 
     try:
         json.loads(text)
@@ -83,9 +85,6 @@ def _json(lines: Sequence[str], text: str) -> BodyProblem | None:
 
 
 def _toml(lines: Sequence[str], text: str) -> BodyProblem | None:
-    import importlib  # deferred: only for TOML bodies
-    import sys  # deferred: only for TOML bodies
-
     toml = importlib.import_module("tomllib" if sys.version_info >= (3, 11) else "tomli")
     try:
         toml.loads(text)
@@ -105,7 +104,7 @@ def _toml(lines: Sequence[str], text: str) -> BodyProblem | None:
 
 
 def _yaml(lines: Sequence[str], text: str) -> BodyProblem | None:
-    import yaml  # deferred: only for YAML bodies (PyYAML, with libyaml when installed)
+    import yaml  # deferred: check start-up: only for YAML bodies (PyYAML, with libyaml when installed)
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
