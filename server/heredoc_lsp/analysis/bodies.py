@@ -38,6 +38,7 @@ __all__ = [
     "cli_body_diagnostics",
     "heredoc_language",
     "inbox_body_diagnostics",
+    "opener_language",
     "update_cli_body_diagnostics",
 ]
 
@@ -81,23 +82,32 @@ def _known(language: str | None) -> str | None:
     return None if language is None or language == NO_LANGUAGE else language
 
 
+def opener_language(
+    lines: Sequence[str], line: int, text: str, tail: str, marker: str, first_body_line: str | None, lang: str | None
+) -> str | None:
+    """The language of the body of the heredoc opened on ``line`` by command ``text`` (``tail`` after the marker),
+    whose configured ``lang`` (the command's config entry) may be None; ``first_body_line`` for a shebang."""
+    said = _directive_above(lines, line)
+    if said is not None:
+        return _known(said)
+    if lang is not None:
+        return _known(lang)
+    return (
+        command_language(text, tail)
+        or marker_language(marker)
+        or target_language(text, tail)
+        or (shebang_language(first_body_line) if first_body_line is not None else None)
+    )
+
+
 def heredoc_language(lines: Sequence[str], command: Command) -> str | None:
     """The language of ``command``'s heredoc body (None: data, or no heredoc, or a structured body)."""
     h = command.heredoc
     if h is None or (command.params is not None and command.params.mode != "text"):
         return None  # (a structured body is parameters)
-    said = _directive_above(lines, command.line)
-    if said is not None:
-        return _known(said)
-    schema = command.schema
-    if schema is not None and schema.lang is not None:
-        return _known(schema.lang)
-    return (
-        command_language(command.text, h.tail)
-        or marker_language(h.marker)
-        or target_language(command.text, h.tail)
-        or (shebang_language(h.body[0]) if h.body else None)
-    )
+    lang = command.schema.lang if command.schema is not None else None
+    first = h.body[0] if h.body else None
+    return opener_language(lines, command.line, command.text, h.tail, h.marker, first, lang)
 
 
 def block_language(lines: Sequence[str], command: InboxCommand) -> str | None:
