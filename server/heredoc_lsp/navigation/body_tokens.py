@@ -63,13 +63,20 @@ STATS: dict[str, int] = {"parsed": 0}
 
 
 def _parser(language: str) -> Any:
-    parser = _parsers.get(language)
-    if parser is None:
+    """The tree-sitter parser of ``language``; None when tree-sitter is not installed (the VS Code bundle holds
+    pure-Python libraries only, and VS Code colours bodies with its grammars)."""
+    if language in _parsers:
+        return _parsers[language]
+    try:
         # deferred: check start-up: tree-sitter is loaded only when a body in a language is coloured
         from tree_sitter import Language, Parser
 
         grammar = importlib.import_module(_GRAMMARS[language])
-        parser = _parsers[language] = Parser(Language(grammar.language()))
+    except ImportError:
+        parser = None
+    else:
+        parser = Parser(Language(grammar.language()))
+    _parsers[language] = parser
     return parser
 
 
@@ -102,8 +109,11 @@ def _leaves(language: str, root: Any, add: Callable[[Any, str], None]) -> None:
 
 
 def _tokens(language: str, lines: Sequence[str]) -> tuple[tuple[int, int, int, str], ...]:
+    parser = _parser(language)
+    if parser is None:
+        return ()
     encoded = [line.encode("utf-8", "surrogatepass") for line in lines]
-    tree = _parser(language).parse(b"\n".join(encoded))
+    tree = parser.parse(b"\n".join(encoded))
     out: list[tuple[int, int, int, str]] = []
 
     def add(node: Any, kind: str) -> None:

@@ -104,7 +104,10 @@ def _toml(lines: Sequence[str], text: str) -> BodyProblem | None:
 
 
 def _yaml(lines: Sequence[str], text: str) -> BodyProblem | None:
-    import yaml  # deferred: check start-up: only for YAML bodies (PyYAML, with libyaml when installed)
+    try:
+        import yaml  # deferred: check start-up: only for YAML bodies (PyYAML, with libyaml when installed)
+    except ImportError:
+        return None  # (the VS Code bundle has pure-Python libraries only: no PyYAML wheel there)
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
