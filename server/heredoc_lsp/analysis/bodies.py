@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Sequence
+from functools import lru_cache
 
 from heredoc_lsp.syntax.body_check import CHECKED, BodyProblem, check_body
 from heredoc_lsp.syntax.body_language import (
@@ -22,12 +23,14 @@ from heredoc_lsp.syntax.body_language import (
     shebang_language,
     target_language,
 )
+from heredoc_lsp.syntax.cli import Command
+from heredoc_lsp.syntax.cli_rows import HeredocView, iter_heredocs
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Span, error
 from heredoc_lsp.syntax.text import LineEdit, trim
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from heredoc_lsp.syntax.cli import CliScript, Command
+    from heredoc_lsp.syntax.cli import CliScript
     from heredoc_lsp.syntax.inbox import InboxCommand, InboxReply
 
 __all__ = [
@@ -92,12 +95,13 @@ def opener_language(
         return _known(said)
     if lang is not None:
         return _known(lang)
-    return (
-        command_language(text, tail)
-        or marker_language(marker)
-        or target_language(text, tail)
-        or (shebang_language(first_body_line) if first_body_line is not None else None)
-    )
+    return _guessed(text, tail, marker) or (shebang_language(first_body_line) if first_body_line is not None else None)
+
+
+@lru_cache(maxsize=4096)
+def _guessed(text: str, tail: str, marker: str) -> str | None:
+    """What the opener line says (consumer, marker, written file): scripts repeat their commands, so it is kept."""
+    return command_language(text, tail) or marker_language(marker) or target_language(text, tail)
 
 
 def heredoc_language(lines: Sequence[str], command: Command) -> str | None:
@@ -149,15 +153,37 @@ def _heredoc_diagnostic(lines: Sequence[str], command: Command) -> Diagnostic | 
     return _diagnostic(lines, problem, start, indent, language)
 
 
+def _view_language(lines: Sequence[str], view: HeredocView) -> str | None:
+    """:func:`heredoc_language` read from the scanner's view of an opener, without building the item."""
+    if view.error is not None or view.terminator_line is None:
+        return None
+    if view.params is not None and view.params.mode != "text":
+        return None
+    text = lines[view.line]
+    command = text[view.col : view.col + view.cmd_len]
+    tail = text[view.marker_col + len(view.marker) + len(view.quote) :].strip(" \t\f\v")
+    first = None
+    if view.body_end > view.body_start:
+        first = lines[view.body_start].lstrip("\t") if view.strip_tabs else lines[view.body_start]
+    lang = view.schema.lang if view.schema is not None else None
+    return opener_language(lines, view.line, command, tail, view.marker, first, lang)
+
+
 def cli_body_diagnostics(script: CliScript, first_line: int = 0, stop_line: int | None = None) -> list[Diagnostic]:
-    """``body_syntax`` of the heredocs whose opener is on lines ``[first_line, stop_line)`` (default: all)."""
+    """``body_syntax`` of the heredocs whose opener is on lines ``[first_line, stop_line)`` (default: all).
+
+    The scanner's light views decide the language; only a heredoc with a checked language is built and checked."""
     lines = script.lines
     last = None if stop_line is None else stop_line - 1
     if last is not None and last < first_line:
         return []
     out: list[Diagnostic] = []
-    for kind, line, command in script.outline(first_line, last):
-        if kind == "heredoc" and command is not None and line >= first_line:
+    for view in iter_heredocs(script, first_line, last):
+        language = _view_language(lines, view)
+        if language is None or language not in CHECKED:
+            continue
+        command = script.item_at(view.line)
+        if isinstance(command, Command):
             found = _heredoc_diagnostic(lines, command)
             if found is not None:
                 out.append(found)
