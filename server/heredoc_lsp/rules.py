@@ -513,8 +513,8 @@ _RULES: tuple[Rule, ...] = (
         "A heredoc body or a reply's file that is not valid in its own language.",
         "A body whose language is known (a `# heredoc-lsp: lang=NAME` line above it, the command that reads it, "
         "the marker name, the file it is written to, a shebang, a `[CREATE_FILE]` path's extension or the "
-        "command's `lang` setting) is parsed as Python, JSON, TOML or YAML without running anything. The message "
-        "is the language's own. `apply` refuses a reply with such a file unless `--allow-invalid`. See "
+        "command's `lang` setting) is parsed as Python, JSON, TOML, YAML or shell without running anything. The "
+        "message is the language's own. `apply` refuses a reply with such a file unless `--allow-invalid`. See "
         "docs/bodies.md.",
         "python3 - <<'PY'\nprint(\nPY",
         "",

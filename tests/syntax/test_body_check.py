@@ -11,7 +11,7 @@ from heredoc_lsp.syntax.body_check import CHECKED, BodyProblem, check_body
 
 
 def test_checked_languages() -> None:
-    assert {"python", "json", "toml", "yaml"} <= CHECKED
+    assert {"python", "json", "toml", "yaml", "sh", "bash"} <= CHECKED
     assert check_body("sql", ["SELEC 1"]) is None  # recognised, not checked
     assert check_body("javascript", ["function ("]) is None
 
@@ -88,3 +88,18 @@ def test_nothing_is_executed(tmp_path: Path) -> None:
     assert check_body("yaml", yaml) is not None
     assert check_body("yaml", yaml[:1]) is None
     assert not os.path.exists(marker)
+
+
+def test_shell_bodies_read_as_dash_or_bash() -> None:
+    assert check_body("bash", ["set -e", "for x in a b; do", '  echo "$x"', "done", "arr=(1 2)"]) is None
+    problem = check_body("bash", ["echo ok", '  echo "é😀 unclosed  ', "echo more"])
+    assert problem == BodyProblem(1, 2, 1, 19, "bash: unterminated double quote")
+    assert check_body("sh", ["arr=(1 2)"]) == BodyProblem(
+        0, 0, 0, 9, "sh: unexpected '(' (a subshell must start a command; quote it if it is text)"
+    )
+    assert check_body("sh", ["if true; then", "  echo x"]) == BodyProblem(0, 0, 0, 13, "sh: 'if' without 'fi'")
+
+
+def test_toml_nesting_is_bounded() -> None:
+    problem = check_body("toml", ["a = " + "[" * 3000 + "]" * 3000])
+    assert problem is not None and problem.message.startswith("toml: arrays or tables nested deeper than")

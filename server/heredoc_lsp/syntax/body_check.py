@@ -1,8 +1,10 @@
 """Syntax checks of a body in its own language, without running anything (docs/bodies.md).
 
 Python: the standard library's compiler (``compile(..., "exec", dont_inherit=True)``: the code object is thrown
-away, never run). JSON: :mod:`json`. TOML: ``tomllib`` (``tomli`` before Python 3.11). YAML: PyYAML's composer
-(the node tree only, so that application tags such as ``!Ref`` are not errors and no object is built).
+away, never run). JSON: :mod:`json`. TOML: ``tomllib`` (``tomli`` before Python 3.11) through
+:mod:`heredoc_lsp.syntax.toml_load` (nesting bounded). YAML: PyYAML's composer (the node tree only, so that
+application tags such as ``!Ref`` are not errors and no object is built). Shell (``sh``, ``bash``): the project's
+shell lexer (:mod:`heredoc_lsp.syntax.shell`), which reads the text as dash or bash would.
 
 The text is the body's lines joined with ``\\n``. A problem's position is 0-based (line, code-point column) in
 those lines; the caller maps it to the host document.
@@ -10,19 +12,22 @@ those lines; the caller maps it to the host document.
 
 from __future__ import annotations
 
-import importlib
-import sys
 import warnings
 
 from heredoc_lsp.syntax.lazy_re import lazy_compile
 from heredoc_lsp.syntax.records import record
+from heredoc_lsp.syntax.shell import scan
+from heredoc_lsp.syntax.toml_load import loads as toml_loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from heredoc_lsp.syntax.shell import Dialect
+
 __all__ = ["CHECKED", "BodyProblem", "check_body"]
 
+_OPENED_ON = lazy_compile(r" \(opened on line \d+\)")
 _TOML_AT = lazy_compile(r"\s*\(at line (\d+), column (\d+)\)\s*\Z|\s*\(at end of document\)\s*\Z")
 
 
@@ -85,10 +90,9 @@ def _json(lines: Sequence[str], text: str) -> BodyProblem | None:
 
 
 def _toml(lines: Sequence[str], text: str) -> BodyProblem | None:
-    toml = importlib.import_module("tomllib" if sys.version_info >= (3, 11) else "tomli")
     try:
-        toml.loads(text)
-    except toml.TOMLDecodeError as exc:
+        toml_loads(text)
+    except ValueError as exc:  # tomllib's TOMLDecodeError, or nesting too deep to read
         raw = str(exc.args[0]) if exc.args else str(exc)
         raw = raw.split("\n", 1)[0]
         m = _TOML_AT.search(raw)
@@ -98,8 +102,6 @@ def _toml(lines: Sequence[str], text: str) -> BodyProblem | None:
         if m.group(1) is None:  # at the end of the document
             return _at(lines, len(lines), 0, message)
         return _at(lines, int(m.group(1)) - 1, int(m.group(2)) - 1, message)
-    except RecursionError:
-        return None
     return None
 
 
@@ -126,11 +128,29 @@ def _yaml(lines: Sequence[str], text: str) -> BodyProblem | None:
     return None
 
 
+def _shell(dialect: Dialect) -> Callable[[Sequence[str], str], BodyProblem | None]:
+    def check(lines: Sequence[str], text: str) -> BodyProblem | None:
+        found = scan(text, dialect=dialect)
+        if found.error is None or found.gave_up:
+            return None  # (the lexer stops where it cannot judge: no error it is not sure of)
+        line = found.error_line if found.error_line is not None else len(lines)
+        message = _OPENED_ON.sub("", found.error)  # the diagnostic is on that line already
+        if line < len(lines):
+            text_line = lines[line]
+            col = len(text_line) - len(text_line.lstrip(" \t\f\v"))
+            return BodyProblem(line, col, line, len(text_line.rstrip(" \t\f\v")), f"{dialect}: {message}")
+        return _at(lines, line, 0, f"{dialect}: {message}")
+
+    return check
+
+
 _CHECKERS: dict[str, Callable[[Sequence[str], str], BodyProblem | None]] = {
     "python": _python,
     "json": _json,
     "toml": _toml,
     "yaml": _yaml,
+    "sh": _shell("sh"),
+    "bash": _shell("bash"),
 }
 
 # The languages whose syntax is checked; the other known languages are only recognised (and coloured).
