@@ -8,6 +8,7 @@ so that a body is checked again only when its text or language changed.
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_left
 from collections.abc import Sequence
 from functools import lru_cache
@@ -23,14 +24,13 @@ from heredoc_lsp.syntax.body_language import (
     shebang_language,
     target_language,
 )
-from heredoc_lsp.syntax.cli import Command
+from heredoc_lsp.syntax.cli import CliScript, Command
 from heredoc_lsp.syntax.cli_rows import HeredocView, iter_heredocs
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Span, error
 from heredoc_lsp.syntax.text import LineEdit, trim
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from heredoc_lsp.syntax.cli import CliScript
     from heredoc_lsp.syntax.inbox import InboxCommand, InboxReply
 
 __all__ = [
@@ -271,11 +271,10 @@ def inbox_body_diagnostics(lines: Sequence[str], reply: InboxReply) -> list[Diag
 
 def body_diagnostics(lines: Sequence[str], tree: object) -> list[Diagnostic]:
     """``body_syntax`` of a parsed ``.cli`` script or inbox reply (nothing for other formats)."""
-    from heredoc_lsp.syntax.cli import CliScript  # deferred: check start-up
-    from heredoc_lsp.syntax.inbox import InboxReply  # deferred: check start-up
-
     if isinstance(tree, CliScript):
         return cli_body_diagnostics(tree)
-    if isinstance(tree, InboxReply):
+    # An inbox reply exists only once its parser is loaded: checking a .cli script never imports it (start-up).
+    inbox = sys.modules.get("heredoc_lsp.syntax.inbox")
+    if inbox is not None and isinstance(tree, inbox.InboxReply):
         return inbox_body_diagnostics(lines, tree)
     return []

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
-from typing import Any, Literal
 
 from heredoc_lsp.syntax import cli as _cli
 from heredoc_lsp.syntax.cli import CliScript, Command, Comment, Item
@@ -26,7 +25,11 @@ from heredoc_lsp.syntax.params import ParamsBody
 from heredoc_lsp.syntax.schema import CommandSchema
 from heredoc_lsp.syntax.text import BLANK_CHARS
 
-RowKind = Literal["comment", "command", "heredoc"]
+TYPE_CHECKING = False  # (typing is not imported at run time: check's start-up, and the body checks use this module)
+if TYPE_CHECKING:
+    from typing import Any, Literal, TypeAlias
+
+    RowKind: TypeAlias = Literal["comment", "command", "heredoc"]
 
 
 class HeredocView:
@@ -98,7 +101,8 @@ class HeredocView:
         return f"<HeredocView line {self.line} <<{self.marker} body {self.body_start}-{self.body_end}>"
 
 
-Row = tuple[RowKind, int, HeredocView | None]
+if TYPE_CHECKING:
+    Row: TypeAlias = tuple[RowKind, int, HeredocView | None]
 
 
 def _private_rows(script: CliScript) -> tuple[Sequence[Any], list[int]] | None:
