@@ -51,3 +51,14 @@ def test_a_suppressed_or_valid_reply_applies(tmp_path: Path) -> None:
     write(tmp_path / "v.inbox", '[CREATE_FILE path="v.json"]\n{"a": 1}\n[/CREATE_FILE]\n')
     assert apply(["v.inbox"], tmp_path)[0] == 0
     assert (tmp_path / "v.json").read_text() == '{"a": 1}'
+
+
+def test_the_preview_shows_what_would_be_refused(tmp_path: Path) -> None:
+    config(tmp_path)
+    write(tmp_path / "r.inbox", REPLY)
+    code, out, _ = apply(["r.inbox", "--preview"], tmp_path)
+    assert code == 0
+    lines = out.splitlines()
+    k = lines.index("Refused without --allow-invalid: files not valid in their language:")
+    assert lines[k + 2] == "  r.inbox:8:6: error[body_syntax] python: '(' was never closed"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["heredoc-lsp.toml", "r.inbox"]

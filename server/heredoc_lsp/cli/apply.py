@@ -122,12 +122,18 @@ def _preview(args: argparse.Namespace, workspace: Path | None, session: str | Li
     except RunRefused as exc:
         sys.stderr.write(f"heredoc-lsp: {exc.message}\n")
         return EXIT_USAGE if exc.refused else 1
+    invalid = _invalid_bodies(path, request.config)
     if fmt == "json":
         emitter = RunEmitter(new_id("run"), JsonlWriter(sys.stdout.buffer))
         emitter.started(kind="reply.preview", path=str(path.absolute()))
-        emitter.completed(f"preview of {len(preview.blocks)} blocks", [], preview=preview.to_json())
+        extra = {"body_syntax": invalid} if invalid else {}
+        emitter.completed(f"preview of {len(preview.blocks)} blocks", [], preview=preview.to_json(), **extra)
     else:
-        sys.stdout.write(visible_lines(preview.lines()))
+        lines = preview.lines()
+        if invalid:  # what apply would refuse (docs/bodies.md)
+            refused = "Refused without --allow-invalid: files not valid in their language:"
+            lines = [*lines, refused, *(f"  {line}" for line in invalid)]
+        sys.stdout.write(visible_lines(lines))
     return 0
 
 
@@ -147,19 +153,26 @@ def _has_commands(path: Path) -> bool:
     return bool(parse_inbox(split_lines(text)).commands)
 
 
-def _refuse_invalid_bodies(path: Path, config: Config) -> None:
-    """A usage error (exit 2, nothing applied) when a file the reply creates fails its language's check
-    (``body_syntax`` not suppressed in the reply; docs/bodies.md)."""
+def _invalid_bodies(path: Path, config: Config) -> list[str]:
+    """``path:line:col: error[body_syntax] message`` for each file the reply creates that fails its language's
+    check (``body_syntax`` not suppressed in the reply; docs/bodies.md)."""
     try:
         text = decode_document(read_regular(path)).text
     except OSError:
-        return  # the run reports the read error itself
-    found = [d for d in analyze(text, Language.INBOX, config).diagnostics if d.code == "body_syntax"]
+        return []  # the run reports the read error itself
+    return [
+        f"{path}:{d.span.start_line + 1}:{d.span.start_col + 1}: error[body_syntax] {d.message}"
+        for d in analyze(text, Language.INBOX, config).diagnostics
+        if d.code == "body_syntax"
+    ]
+
+
+def _refuse_invalid_bodies(path: Path, config: Config) -> None:
+    """A usage error (exit 2, nothing applied) when a file the reply creates fails its language's check."""
+    found = _invalid_bodies(path, config)
     if not found:
         return
-    where = "\n".join(
-        f"  {path}:{d.span.start_line + 1}:{d.span.start_col + 1}: error[body_syntax] {d.message}" for d in found
-    )
+    where = "\n".join(f"  {line}" for line in found)
     files = "a file" if len(found) == 1 else f"{len(found)} files"
     raise UsageError(
         f"{path}: {files} of this reply would not be valid in its language; nothing was applied "
