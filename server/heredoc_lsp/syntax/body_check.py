@@ -17,6 +17,7 @@ import warnings
 from heredoc_lsp.syntax.lazy_re import lazy_compile
 from heredoc_lsp.syntax.records import record
 from heredoc_lsp.syntax.shell import scan
+from heredoc_lsp.syntax.toml_load import TomlTooDeep
 from heredoc_lsp.syntax.toml_load import loads as toml_loads
 
 TYPE_CHECKING = False
@@ -92,7 +93,9 @@ def _json(lines: Sequence[str], text: str) -> BodyProblem | None:
 def _toml(lines: Sequence[str], text: str) -> BodyProblem | None:
     try:
         toml_loads(text)
-    except ValueError as exc:  # tomllib's TOMLDecodeError, or nesting too deep to read
+    except TomlTooDeep:
+        return None  # valid TOML may nest that deep: too deep to read is no syntax error
+    except ValueError as exc:  # tomllib's TOMLDecodeError
         raw = str(exc.args[0]) if exc.args else str(exc)
         raw = raw.split("\n", 1)[0]
         m = _TOML_AT.search(raw)
