@@ -150,6 +150,95 @@ def shell_heredoc(operator: str, indent_name: str) -> Rule:
     }
 
 
+#: Languages of bodies that a grammar can see on the opener line (docs/bodies.md): name, the scope VS Code's
+#: grammar for it has, the consumer commands that read it, its marker names (any case), the extensions of a
+#: written file. The server decides the same from more (directives, config, shebangs) for its diagnostics.
+EMBEDDED: tuple[tuple[str, str, str | None, str, str], ...] = (
+    (
+        "python",
+        "source.python",
+        r"(?:(?:/usr)?(?:/local)?/bin/)?(?:env[ \t]+)?(?:python[0-9.]*|pypy3?)(?:[ \t]+-[A-Za-bd-ln-z]+)*(?:[ \t]+-)?",
+        r"(?i:py|py3|python|python3)",
+        r"pyw?|pyi",
+    ),
+    (
+        "json",
+        "source.json",
+        r"(?:jq|gojq)(?:[ \t]+-[A-Za-mo-z])*[ \t]+(?:'[^'\n]*'|\.[^ \t\n]*)|python3?[ \t]+-m[ \t]+json\.tool",
+        r"(?i:json)",
+        r"json|geojson",
+    ),
+    (
+        "yaml",
+        "source.yaml",
+        r"(?:kubectl|oc)[ \t]+(?:apply|create|replace)[ \t]+-f[ \t]*-|yq[ \t]+(?:'[^'\n]*'|\.[^ \t\n]*)",
+        r"(?i:yaml|yml)",
+        r"ya?ml",
+    ),
+    ("toml", "source.toml", None, r"(?i:toml)", r"toml"),
+    (
+        "sql",
+        "source.sql",
+        r"(?:psql|mysql|mariadb|sqlite3|duckdb)(?:[ \t]+[^ \t\n<|;&]+)*",
+        r"(?i:sql|psql)",
+        r"sql",
+    ),
+    ("javascript", "source.js", r"(?:node|nodejs)(?:[ \t]+-)?", r"(?i:js|javascript|node)", r"m?js|cjs"),
+    ("shellscript", "source.shell", None, r"(?i:sh|shell|bash)", r"sh|bash"),
+)
+#: A file name with one of ``exts`` (``{}``), unquoted or quoted.
+TARGET = r"['\"]?[^ \t\n'\"<>|;&]*\.(?:{})['\"]?"
+
+
+def embedded_heredoc(operator: str, language: str, scope: str, condition: str, how: str) -> Rule:
+    """A heredoc whose body is in another language, handed to that language's grammar (``scope``).
+
+    ``condition`` matches the opener line from its start, with the quote in group 1 and the marker in group 2
+    (the ``end`` matches the terminator); the inner begin/while rule re-matches the opener for its scopes and
+    ends the body at the terminator line whatever the embedded grammar left open, as :func:`shell_heredoc` does.
+    """
+    inner_begin = opener(WORD, MARKER).replace("(<<-?)", f"({operator})")
+    return {
+        "name": f"meta.heredoc.{language}.cli-script",
+        "begin": rf"^(?={condition})",
+        "end": terminator(2),
+        "endCaptures": TERMINATOR_CAPTURES,
+        "patterns": [
+            {
+                "begin": inner_begin,
+                "beginCaptures": opener_captures(TOKEN_SCOPE),
+                "while": rf"^(?!{BLANK}*\6{BLANK}*$)",
+                "contentName": f"meta.embedded.block.{language}",
+                "patterns": [{"include": scope}],
+            }
+        ],
+        "comment": f"{language} body ({how}), {operator}",
+    }
+
+
+def embedded_heredocs(operator: str) -> list[Rule]:
+    """Every :data:`EMBEDDED` rule for ``operator``, in the server's order: consumer command, marker name, then
+    the file the body is written to (``cat > f.json <<EOF``, ``tee f.json <<EOF``, ``cat <<EOF > f.json``)."""
+    marker_part = rf"{operator}(?!<){BLANK}*(['\"]?)({{}})\1"
+    end = rf"{TAIL_LOOK}{BLANK}*$"
+    rules: list[Rule] = []
+    for language, scope, consumer, _markers, _exts in EMBEDDED:
+        if consumer is not None:
+            condition = rf"{BLANK}*(?:{consumer}){BLANK}+{marker_part.format(MARKER)}{end}"
+            rules.append(embedded_heredoc(operator, language, scope, condition, "consumer"))
+    for language, scope, _consumer, markers, _exts in EMBEDDED:
+        condition = rf"{BLANK}*(?:[^ \t\f\v\n<][^\n]*?{BLANK}+)?{marker_part.format(markers)}{end}"
+        rules.append(embedded_heredoc(operator, language, scope, condition, "marker"))
+    for language, scope, _consumer, _markers, exts in EMBEDDED:
+        target = TARGET.format(exts)
+        writer = rf"(?:sudo{BLANK}+)?(?:cat{BLANK}*>>?{BLANK}*{target}|tee(?:{BLANK}+-[a-z]+)*{BLANK}+{target})"
+        written = rf"{BLANK}*{writer}{BLANK}+{marker_part.format(MARKER)}{end}"
+        tail = rf"{BLANK}*(?:sudo{BLANK}+)?cat{BLANK}+{marker_part.format(MARKER)}{BLANK}+>>?{BLANK}*{target}{BLANK}*$"
+        rules.append(embedded_heredoc(operator, language, scope, written, "written file"))
+        rules.append(embedded_heredoc(operator, language, scope, tail, "written file, after the marker"))
+    return rules
+
+
 def plain_heredoc(operator: str, delimiter_indent: str) -> Rule:
     begin = opener(WORD, MARKER).replace("(<<-?)", f"({operator})")
     return {
@@ -184,6 +273,8 @@ def cli_grammar() -> Rule:
                 "patterns": [
                     shell_heredoc("<<-", "tab-stripping"),
                     shell_heredoc("<<", "verbatim"),
+                    *embedded_heredocs("<<-"),
+                    *embedded_heredocs("<<"),
                     plain_heredoc("<<-", r"\t*"),
                     plain_heredoc("<<", ""),
                     # A word after << that is no valid marker (an error). The parser consumes a body only when a
@@ -289,6 +380,40 @@ def block(name: str) -> Rule:
     return rule
 
 
+FILE_TAGS = ("CREATE_FILE", "EDIT_FILE")
+
+
+def file_block(name: str, language: str, scope: str, exts: str) -> Rule:
+    """A file block whose ``path`` has an extension of ``language``: its body is handed to that grammar, ended at
+    the closer whatever the grammar left open (begin/while, as for ``[RUN_COMMAND]``)."""
+    slug = name.lower().replace("_", "-")
+    path_attr = rf"(?=[^\n]*[ \t](?i:path)=\"[^\"\n]*\.(?:{exts})\")"
+    return {
+        "name": f"meta.block.{slug}.agent-inbox",
+        "begin": tag_opener(name).replace("(.*)$", f"(?!{INLINE_CONTENT}){path_attr}(.*)$"),
+        "beginCaptures": OPENER_CAPTURES,
+        "end": closer(name),
+        "endCaptures": CLOSER_CAPTURES,
+        "patterns": [
+            {
+                "begin": r"(^|\G)",
+                "while": rf"(^|\G)(?!{BLANK}*\[/{name}\]{BLANK}*$)",
+                "contentName": f"meta.embedded.block.{language}",
+                "patterns": [{"include": scope}],
+            }
+        ],
+        "comment": f"{language} file",
+    }
+
+
+def file_blocks() -> dict[str, Rule]:
+    return {
+        f"block-{name.lower().replace('_', '-')}-{language}": file_block(name, language, scope, exts)
+        for name in FILE_TAGS
+        for language, scope, _consumer, _markers, exts in EMBEDDED
+    }
+
+
 def inbox_grammar() -> Rule:
     all_tags = "|".join(BLOCK_TAGS + SELF_CLOSING_TAGS)
     return {
@@ -297,11 +422,13 @@ def inbox_grammar() -> Rule:
         "scopeName": "text.agent-inbox",
         "comment": "Generated by syntaxes/generate.py; edit that file, not this one.",
         "patterns": [
+            *({"include": f"#{key}"} for key in file_blocks()),
             *({"include": f"#block-{n.lower().replace('_', '-')}"} for n in BLOCK_TAGS),
             {"include": "#tag-line"},
             {"include": "#stray-closer"},
         ],
         "repository": {
+            **file_blocks(),
             **{f"block-{n.lower().replace('_', '-')}": block(n) for n in BLOCK_TAGS},
             "tag-line": {
                 "comment": "Self-closing tags, and block openers with inline content (those open no block).",

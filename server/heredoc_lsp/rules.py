@@ -507,6 +507,19 @@ _RULES: tuple[Rule, ...] = (
         "",
     ),
     Rule(
+        "body_syntax",
+        "error",
+        "cli, inbox",
+        "A heredoc body or a reply's file that is not valid in its own language.",
+        "A body whose language is known (a `# heredoc-lsp: lang=NAME` line above it, the command that reads it, "
+        "the marker name, the file it is written to, a shebang, a `[CREATE_FILE]` path's extension or the "
+        "command's `lang` setting) is parsed as Python, JSON, TOML, YAML or shell without running anything. The "
+        "message is the language's own. `apply` refuses a reply with such a file unless `--allow-invalid`. See "
+        "docs/bodies.md.",
+        "python3 - <<'PY'\nprint(\nPY",
+        "",
+    ),
+    Rule(
         "unknown_code",
         "warning",
         "cli, inbox",

@@ -46,11 +46,13 @@ PROBES = [
 ]
 
 
-def run_nav_nvim(workspace: Path, file: Path, home: Path) -> dict[str, Any]:
+def run_nav_nvim(
+    workspace: Path, file: Path, home: Path, probes: list[tuple[int, int]] | None = None
+) -> dict[str, Any]:
     home.mkdir(parents=True, exist_ok=True)
     out = home / "result.json"
     init = home / "init.lua"
-    settings = {"file": str(file), "out": str(out), "probes": PROBES, "insert": "# é inserted"}
+    settings = {"file": str(file), "out": str(out), "probes": probes or PROBES, "insert": "# é inserted"}
     init.write_text(
         snippet("nvim-0.11") + f"\nvim.g.heredoc_nav = vim.json.decode([==[{json.dumps(settings)}]==])\n",
         encoding="utf-8",
@@ -103,3 +105,30 @@ def test_neovim_highlights_from_semantic_tokens_and_shows_the_outline(tmp_path: 
     heredoc = symbols[0]["children"][0]
     assert heredoc["selectionRange"] == {"start": {"line": 1, "character": 13}, "end": {"line": 1, "character": 16}}
     assert heredoc["range"] == {"start": {"line": 1, "character": 11}, "end": {"line": 3, "character": 3}}
+
+
+PYTHON_BODY = """\
+é😀 python3 - <<'PY'
+import os
+def f(): return 'é😀' + 1
+PY
+"""
+
+
+def test_neovim_colours_a_python_body_as_python(tmp_path: Path) -> None:
+    """Bodies in their own language (docs/bodies.md): the body's keywords, strings and numbers, in byte columns."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    file = workspace / "body.cli"
+    file.write_text(PYTHON_BODY, encoding="utf-8")
+    # "def f(): return 'é😀' + 1": return at bytes 9-15, the string 16-24 (é is 2 bytes, 😀 4), 1 at 27
+    result = run_nav_nvim(workspace, file, tmp_path / "home", [(1, 2), (2, 1), (2, 10), (2, 18), (2, 27)])
+    assert result.get("error") is None, result
+    assert result["probes"] == [
+        token("keyword", 1, 0, 6),
+        token("keyword", 2, 0, 3),
+        token("keyword", 2, 9, 15),
+        token("string", 2, 16, 24),
+        token("number", 2, 27, 28),
+    ], result["log"]
+    assert any(g.startswith("@lsp.type.keyword") for g in result["highlight_groups"]), result["highlight_groups"]

@@ -41,6 +41,9 @@ CLI_CASES = {
     "orphan_option": f"{E} cmd <<EOF\nx\nEOF\n  --{E}\n",
     "bashism": f"{E} cat <<EOF &> {E}.log\nx\nEOF\n",
     "background_stdin": f"{E} cat <<EOF > {E}.txt &\nx\nEOF\n",
+    "body_syntax": (
+        f'{E} python3 - <<-PY\n\t\ts = \'{E}\' + (1,\n\tPY\r\ncat > {E}.json <<EOF\n{{"{E}": 1 "b": 2}}\nEOF\n'
+    ),
 }
 INBOX_CASES = {
     "bad_attr": f"{E}\n[CREATE_FILE {E} path='x.txt']\nx\n[/CREATE_FILE]\n",
@@ -59,6 +62,7 @@ INBOX_CASES = {
     "command_after_done": f"[DONE]\n{E}\n[/DONE]\n[RUN_COMMAND]\necho\n[/RUN_COMMAND]\n",
     "bidi_control": f"[RUN_COMMAND]\n{E} ls \u202e; rm -rf ./victim #\u202c\n[/RUN_COMMAND]\n",
     "invisible_character": f'[CREATE_FILE path="{E}\u200b.txt"]\nx\n[/CREATE_FILE]\n',
+    "body_syntax": f'{E}\n[CREATE_FILE path="{E}.json"]\n{{"{E}": 1 "b": 2}}\n[/CREATE_FILE]\n',
 }
 OUTBOX_CASES = {
     "missing_section": f"=== HEADER ===\nSession: 1234abcd\nSequence: 1\nTask: {E}\n=== PROTOCOL ===\np\n",

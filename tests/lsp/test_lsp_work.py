@@ -130,6 +130,33 @@ async def test_one_character_in_the_middle_of_100k_lines(profile: str, tmp_path:
             assert isinstance(second["tokens"], types.SemanticTokensDelta)
 
 
+PY_BLOCK = "python3 - <<'PY'\nx{i} = {i}\nprint(\nPY\ncat > c{i}.json <<EOF\n{{\"a\": {i}}}\nEOF\n"
+
+
+@pytest.mark.parametrize("profile", ["vscode", "nvim-0.11"])
+async def test_typing_in_one_body_of_100k_lines_checks_that_body_only(profile: str, tmp_path: Path) -> None:
+    blocks = BIG // PY_BLOCK.count("\n")
+    text = "".join(PY_BLOCK.format(i=i) for i in range(blocks))
+    async with session(profile, tmp_path) as client:
+        uri = client.open(text)
+        first = await client.diagnostics_of(uri)
+        assert [d.code for d in first] == ["body_syntax"] * blocks
+        before = await counts(client)
+        body = (blocks // 2) * PY_BLOCK.count("\n") + 2  # the "print(" of a block in the middle
+        client.replace(uri, (body, 6), (body, 6), ")")
+        second = await client.diagnostics_of(uri)
+        after = await counts(client)
+        assert len(second) == blocks - 1 and all(d.range.start.line != body for d in second)
+        assert after["bodies_checked"] - before["bodies_checked"] == 1
+        assert after["full_parses"] == before["full_parses"]
+        # Lines moved below the edit: nothing is parsed again, the diagnostics move with their bodies.
+        client.replace(uri, (1, 0), (1, 0), "y = 0\n")
+        third = await client.diagnostics_of(uri)
+        final = await counts(client)
+        assert final["bodies_checked"] - after["bodies_checked"] == 1  # (the first body changed)
+        assert [d.range.start.line for d in third[1:]] == [d.range.start.line + 1 for d in second[1:]]
+
+
 def apply_tokens(data: list[int], delta: Any) -> list[int]:
     if isinstance(delta, types.SemanticTokens):
         return list(delta.data)

@@ -11,7 +11,7 @@ from lsp.lsp_harness import RecordingClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-TYPES = ["comment", "function", "operator", "keyword", "string", "parameter", "property", "namespace"]
+TYPES = ["comment", "function", "operator", "keyword", "string", "parameter", "property", "namespace", "number"]
 
 CLI = """\
 # é😀 note
@@ -178,3 +178,17 @@ async def test_range(client: RecordingClient) -> None:
     )
     assert isinstance(result, types.SemanticTokens)
     assert decode(list(result.data)) == expected(client, CLI, [t for t in CLI_TOKENS if 2 <= t[0] <= 5])
+
+
+@pytest.mark.per_profile
+async def test_a_python_body_has_keyword_tokens(client: RecordingClient) -> None:
+    if not supports_tokens(client):
+        return
+    text = "é😀 run <<'PY'\nimport os\ndef f(): return 'é😀'\nPY\n"
+    uri = client.open(text)
+    body = [t for t in decode(list((await full(client, uri)).data)) if t[0] in (1, 2)]  # type: ignore[index]
+    assert body == expected(
+        client,
+        text,
+        [(1, 0, 6, "keyword", []), (2, 0, 3, "keyword", []), (2, 9, 15, "keyword", []), (2, 16, 20, "string", [])],
+    )

@@ -10,6 +10,7 @@
 //   grammar      the heredoc marker carries the grammar's scope (token inspector) and the theme's keyword colour
 //   languages    inbox/reply.txt is Agent Inbox with its RUN_COMMAND body in VS Code's shell grammar; the outbox file
 //                is Agent Outbox with its section marker scoped
+//   bodies       a Python body is in VS Code's Python grammar and its syntax error is squiggled (body_syntax)
 //   run-lens     the "▶ Run" lens is shown; clicking it, then "Run" in the confirmation, shows the result in the lens
 //   quick-fix    the "Switch to UUID-prefixed delimiters" quick fix rewrites the delimiters (in the editor and on disk)
 //   lints        lints.cli shows one warning of each .cli lint in the Problems panel (early_close, shell_syntax,
@@ -78,6 +79,7 @@ function writeWorkspace(dir) {
   fs.writeFileSync(path.join(dir, 'run.cli'), `# a command with a heredoc\ncat <<EOF\n${RUN_OUTPUT}\nEOF\n`);
   // One of each lint of docs/checking.md (the same text as tests/editors/test_editor_neovim.py's).
   fs.writeFileSync(path.join(dir, 'lints.cli'), LINTS_TEXT);
+  fs.writeFileSync(path.join(dir, 'body.cli'), "python3 - <<'PY'\nimport os\nprint(os.getcwd(\nPY\n");
   // A repeated ---TITLE--- delimiter: the UUID-delimiter quick fix resolves it.
   fs.writeFileSync(
     path.join(dir, 'params.cli'),
@@ -423,6 +425,27 @@ async function main() {
         throw new Error(`=== HEADER ===: ${marker}`);
       }
       return `inbox/reply.txt: Agent Inbox, RUN_COMMAND body in shellscript (${shellScope}); outbox: Agent Outbox, section marker scoped`;
+    });
+
+    await run.check('bodies', async () => {
+      // A Python body (docs/bodies.md): coloured by VS Code's Python grammar, its syntax error squiggled at the
+      // column of the unclosed parenthesis (the inner one of `print(os.getcwd(`), with Python's own message.
+      await openFile(page, 'body.cli');
+      await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 30000 });
+      const body = await inspectToken(page, 2, 2);
+      await page.keyboard.press('Escape');
+      if (!/language\s*python/.test(body) || !body.includes('meta.embedded.block.python')) {
+        throw new Error(`the body is not Python: ${body}`);
+      }
+      await page.keyboard.press('Control+Shift+M');
+      const row = page.locator('.markers-panel .monaco-list-row', { hasText: "python: '(' was never closed" });
+      await row.first().waitFor({ timeout: 15000 });
+      const text = (await row.first().textContent()) ?? '';
+      if (!text.includes('body_syntax') || !text.includes('[Ln 3, Col 16]')) {
+        throw new Error(`the Problems entry: ${text}`);
+      }
+      await run.shot('bodies');
+      return `Python body (meta.embedded.block.python), Problems: ${text.trim()}`;
     });
 
     await run.check('run-lens', async () => {

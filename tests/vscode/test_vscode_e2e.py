@@ -7,6 +7,8 @@ and checks, each as its own test below:
 - ``grammar``: the heredoc marker has the grammar's scope (token inspector) and the theme's keyword colour;
 - ``languages``: ``inbox/reply.txt`` opens as Agent Inbox with its ``[RUN_COMMAND]`` body in VS Code's shell grammar
   (embedded ``shellscript``), ``outbox/<id>_seq0002.txt`` as Agent Outbox with its section marker scoped;
+- ``bodies``: a Python body is in VS Code's Python grammar, and its syntax error is a ``body_syntax`` squiggle with
+  Python's message at the column of the unclosed parenthesis (docs/bodies.md);
 - ``run-lens``: the "▶ Run" lens runs the command after the confirmation and shows ``✓ exit 0``; its log shows the
   command's output;
 - ``quick-fix``: "Switch to UUID-prefixed delimiters" rewrites the delimiters, in the editor and on disk;
@@ -33,7 +35,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 ARTIFACTS = ROOT / "test-artifacts" / "vscode"
-CHECKS = ("diagnostics", "grammar", "languages", "run-lens", "quick-fix", "lints", "restricted-mode")
+CHECKS = ("diagnostics", "grammar", "languages", "bodies", "run-lens", "quick-fix", "lints", "restricted-mode")
 TIMEOUT_S = 240
 
 

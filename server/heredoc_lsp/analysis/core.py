@@ -38,6 +38,7 @@ class Analysis:
     newline: str
     had_bom: bool = False
     workspace: Path | None = None
+    bodies: tuple[Diagnostic, ...] = ()  # body_syntax before suppressions (kept for incremental re-analysis)
 
     @property
     def has_errors(self) -> bool:
@@ -164,6 +165,9 @@ def analyze_lines(
 
         tree = parse_outbox(lines)
     found.extend(tree.diagnostics)
+    from heredoc_lsp.analysis.bodies import body_diagnostics  # deferred: check start-up
+
+    bodies = tuple(body_diagnostics(lines, tree))
     if may_have_directives is None:
         if directives_in is not None:
             may_have_directives = "heredoc-lsp" in directives_in
@@ -178,6 +182,7 @@ def analyze_lines(
         had_bom=had_bom,
         workspace=workspace,
         may_have_directives=bool(may_have_directives),
+        bodies=bodies,
     )
 
 
@@ -191,11 +196,15 @@ def finish_analysis(
     had_bom: bool = False,
     workspace: Path | None = None,
     may_have_directives: bool = True,
+    bodies: Sequence[Diagnostic] = (),
 ) -> Analysis:
-    """Apply suppressions to ``found`` (every diagnostic of a parsed document) and build the :class:`Analysis`.
+    """Apply suppressions to ``found`` (every diagnostic of a parsed document) and ``bodies`` (its ``body_syntax``
+    diagnostics, kept apart in the result for incremental re-analysis) and build the :class:`Analysis`.
 
     The server calls this after its incremental re-parse; :func:`analyze_lines` after a full parse.
     """
+    if bodies:
+        found = found + list(bodies)
     kept: list[Diagnostic] = found
     suppressed: list[Diagnostic] = []
     if may_have_directives:  # directives are rare: skip the layout work for most documents
@@ -222,6 +231,7 @@ def finish_analysis(
         newline=newline,
         had_bom=had_bom,
         workspace=workspace,
+        bodies=tuple(bodies),
     )
 
 

@@ -7,7 +7,8 @@ does nothing. Outbox files and stand-alone structured bodies have no comments, h
 What a directive silences:
 
 - written before the first command of the file: the listed codes in the whole file;
-- otherwise: the listed codes on the next line that is not itself a directive (consecutive directives add up);
+- otherwise: the listed codes on the next line that is not itself a directive (consecutive directives add up; a
+  ``# heredoc-lsp: lang=NAME`` line in between is a directive too);
   when that line starts a command, the whole command is covered — its heredoc or block body and its closing line
   included — so problems inside a body can be silenced from the line above the command.
 
@@ -27,6 +28,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from heredoc_lsp.syntax.body_language import lang_directive
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Span, warning
 from heredoc_lsp.syntax.text import trim
 
@@ -106,8 +108,8 @@ def find_suppressions(lines: Sequence[str], layout: Layout) -> list[Suppression]
             out.append(Suppression(n, frozenset(codes), True, (0, len(lines))))
             continue
         target = n + 1
-        while target in found:
-            target += 1
+        while target in found or (target < len(lines) and lang_directive(lines[target]) is not None):
+            target += 1  # (a lang= directive belongs to the command below it too)
         extent = layout.statement_at(target)
         covers = extent if extent is not None and extent[0] == target else (target, target + 1)
         out.append(Suppression(n, frozenset(codes), False, covers))

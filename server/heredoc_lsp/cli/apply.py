@@ -13,10 +13,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from heredoc_lsp.analysis.core import analyze
 from heredoc_lsp.analysis.decode import decode_document
 from heredoc_lsp.cli.main import SUMMARIES
 from heredoc_lsp.cli.run import add_common_arguments
 from heredoc_lsp.cli.run_common import EXIT_USAGE, Request, UsageError, file_preparer, main_for, output_format
+from heredoc_lsp.config import Config
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.engine import RunRefused
 from heredoc_lsp.executor.events import EventSink, RunEmitter, new_id
@@ -25,6 +27,7 @@ from heredoc_lsp.executor.model import RunOutcome
 from heredoc_lsp.executor.reply_apply import apply_reply
 from heredoc_lsp.executor.reply_preview import preview_reply
 from heredoc_lsp.fs import read_regular
+from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.inbox import parse_inbox
 from heredoc_lsp.syntax.text import split_lines
 from heredoc_lsp.syntax.visible import visible
@@ -53,6 +56,11 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--again", action="store_true", help="apply a reply that was applied before (on purpose)")
     p.add_argument(
         "--partial", action="store_true", help="apply the closed blocks of a reply that looks cut off (no [DONE])"
+    )
+    p.add_argument(
+        "--allow-invalid",
+        action="store_true",
+        help="apply a reply even when a file it creates is not valid in its language (body_syntax, docs/bodies.md)",
     )
     add_common_arguments(p)
     p.set_defaults(handler=run)
@@ -87,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
                 f"{path}: not a reply: it holds no commands ([CREATE_FILE], [EDIT_FILE], [RUN_COMMAND], ...); "
                 "nothing was applied"
             )
+        if not args.allow_invalid:
+            _refuse_invalid_bodies(path, request.config)
         return request
 
     return main_for(args, Path(args.reply) if args.reply else None, prepare, start)
@@ -113,12 +123,18 @@ def _preview(args: argparse.Namespace, workspace: Path | None, session: str | Li
     except RunRefused as exc:
         sys.stderr.write(f"heredoc-lsp: {exc.message}\n")
         return EXIT_USAGE if exc.refused else 1
+    invalid = _invalid_bodies(path, request.config)
     if fmt == "json":
         emitter = RunEmitter(new_id("run"), JsonlWriter(sys.stdout.buffer))
         emitter.started(kind="reply.preview", path=str(path.absolute()))
-        emitter.completed(f"preview of {len(preview.blocks)} blocks", [], preview=preview.to_json())
+        extra = {"body_syntax": invalid} if invalid else {}
+        emitter.completed(f"preview of {len(preview.blocks)} blocks", [], preview=preview.to_json(), **extra)
     else:
-        sys.stdout.write(visible_lines(preview.lines()))
+        lines = preview.lines()
+        if invalid:  # what apply would refuse (docs/bodies.md)
+            refused = "Refused without --allow-invalid: files not valid in their language:"
+            lines = [*lines, refused, *(f"  {line}" for line in invalid)]
+        sys.stdout.write(visible_lines(lines))
     return 0
 
 
@@ -136,3 +152,30 @@ def _has_commands(path: Path) -> bool:
     except OSError:
         return True  # the run reports the read error itself
     return bool(parse_inbox(split_lines(text)).commands)
+
+
+def _invalid_bodies(path: Path, config: Config) -> list[str]:
+    """``path:line:col: error[body_syntax] message`` for each file the reply creates that fails its language's
+    check (``body_syntax`` not suppressed in the reply; docs/bodies.md)."""
+    try:
+        text = decode_document(read_regular(path)).text
+    except OSError:
+        return []  # the run reports the read error itself
+    return [
+        f"{path}:{d.span.start_line + 1}:{d.span.start_col + 1}: error[body_syntax] {d.message}"
+        for d in analyze(text, Language.INBOX, config).diagnostics
+        if d.code == "body_syntax"
+    ]
+
+
+def _refuse_invalid_bodies(path: Path, config: Config) -> None:
+    """A usage error (exit 2, nothing applied) when a file the reply creates fails its language's check."""
+    found = _invalid_bodies(path, config)
+    if not found:
+        return
+    where = "\n".join(f"  {line}" for line in found)
+    files = "a file" if len(found) == 1 else f"{len(found)} files"
+    raise UsageError(
+        f"{path}: {files} of this reply would not be valid in its language; nothing was applied "
+        f"(--allow-invalid applies it anyway):\n{where}"
+    )

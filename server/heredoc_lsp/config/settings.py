@@ -21,6 +21,7 @@ settings key (section heredocLsp)   TOML key
 ``commands.<name>.singleParam`` ``single_param``
 ``commands.<name>.terminator``  ``terminator``
 ``commands.<name>.mode``        ``mode``
+``commands.<name>.lang``        ``lang``
 =============================  ================================
 
 A ``null`` value means "not set" (the file's value or the default stays); ``commands.<name>: null`` removes a

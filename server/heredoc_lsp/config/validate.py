@@ -39,7 +39,7 @@ _SECTIONS: dict[str, tuple[str, ...]] = {
     "lint": ("select", "extend-select", "ignore", "per-file-ignores"),
 }
 _TOP_KEYS = ("compat", "cli", "script", "executor", "commands", "lint")
-_COMMAND_KEYS = ("params", "required", "single_param", "terminator", "mode")
+_COMMAND_KEYS = ("params", "required", "single_param", "terminator", "mode", "lang")
 
 _PARAM_NAME = re.compile(r"[A-Z_]+")
 _SINGLE_PARAM_NAME = re.compile(r"[A-Za-z_]+")
@@ -263,6 +263,7 @@ class Builder:
         required = self._field(entry, "required", path, _check_param_list)
         single = self._field(entry, "single_param", path, _check_single_param)
         terminator = self._field(entry, "terminator", path, _check_terminator)
+        lang = self._field(entry, "lang", path, _check_lang)
         mode_raw = self._field(entry, "mode", path, lambda v: _choice(v, ("single", "multi", "text")))
         sp, pp, rp, mp = (self._spell(k) for k in ("single_param", "params", "required", "mode"))
         mode: Mode
@@ -300,6 +301,7 @@ class Builder:
             required=tuple(required) if required is not None and mode == "multi" else (),
             single_param=single,
             terminator=terminator,
+            lang=lang,
         )
 
 
@@ -377,3 +379,12 @@ def _check_terminator(value: object) -> str:
     if not isinstance(value, str) or not value or value != value.strip(" \t\f\v") or any(c in value for c in "\r\n"):
         raise _Invalid(f"expected a non-empty word on one line without surrounding blanks, got {show_value(value)}")
     return value
+
+
+def _check_lang(value: object) -> str:
+    from heredoc_lsp.syntax.body_language import LANGUAGES, language_name  # deferred: check start-up
+
+    if not isinstance(value, str) or language_name(value) is None:
+        names = ", ".join(sorted({*LANGUAGES.values(), "none"}))
+        raise _Invalid(f"expected a language ({names}), got {show_value(value)}")
+    return language_name(value) or value

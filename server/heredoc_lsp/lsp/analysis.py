@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from heredoc_lsp.analysis.bodies import body_diagnostics
 from heredoc_lsp.analysis.core import Analysis, default_workspace, finish_analysis
 from heredoc_lsp.analysis.workspace import workspace_diagnostics
 from heredoc_lsp.languages import Language
@@ -124,10 +125,18 @@ def finish(
     newline: str,
     workspace: Path | None,
     has_directive: bool,
+    bodies: Sequence[Diagnostic] = (),
 ) -> Analysis:
     """Apply suppressions and build the core's Analysis (the core's own tail of ``analyze``)."""
     return finish_analysis(
-        language, lines, tree, found, newline=newline, workspace=workspace, may_have_directives=has_directive
+        language,
+        lines,
+        tree,
+        found,
+        newline=newline,
+        workspace=workspace,
+        may_have_directives=has_directive,
+        bodies=bodies,
     )
 
 
@@ -158,8 +167,9 @@ def analyze_lines(
     else:
         tree = parse_params(lines, None)
     found.extend(tree.diagnostics)
+    bodies = body_diagnostics(lines, tree)
     directives = directive_lines(lines) if maybe_directives else ()
-    return finish(language, lines, tree, found, newline, workspace, bool(directives)), directives
+    return finish(language, lines, tree, found, newline, workspace, bool(directives), bodies), directives
 
 
 class Analyses:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from heredoc_lsp.analysis.bodies import update_cli_body_diagnostics
 from heredoc_lsp.analysis.core import Analysis, finish_analysis
 from heredoc_lsp.config import Config
 from heredoc_lsp.languages import Language
@@ -72,5 +73,6 @@ def reanalyze_cli(
         newline=previous.newline,
         workspace=workspace,
         may_have_directives=bool(directives),
+        bodies=update_cli_body_diagnostics(previous.bodies, old, script, edit, result.resume, result.stop),
     )
     return analysis, directives, result

@@ -10,13 +10,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from heredoc_lsp.analysis.bodies import STATS as BODY_STATS
 from heredoc_lsp.lsp.feature import Feature
 
 WORK_COUNTS = "heredoc-lsp/workCounts"
 
 # Keys: "lines_scanned" (the .cli re-parse after an edit), "full_parses", "diagnostics" (converted to LSP),
 # "symbols", "folds", "run_targets", "lenses" (targets whose lenses were built), "tokens" (semantic tokens encoded),
-# "yields" (a big build gave the event loop a turn between two slices: lsp/splice.py in_slices).
+# "yields" (a big build gave the event loop a turn between two slices: lsp/splice.py in_slices); the request adds
+# "bodies_checked" (heredoc bodies parsed in their own language: analysis/bodies.py, cache misses only).
 WORK: Counter[str] = Counter()
 
 
@@ -29,4 +31,4 @@ class WorkCounts(Feature):
         @server.feature(WORK_COUNTS)
         def work_counts(params: Any) -> dict[str, int]:
             """Every count so far (for tests and benchmarks; harmless to any client)."""
-            return dict(WORK)
+            return {**WORK, "bodies_checked": BODY_STATS["checked"]}

@@ -14,6 +14,7 @@ command word (configured command: its name) ``function``
 ``<<`` / ``<<-``                            ``operator``
 heredoc marker (opener / terminator)        ``keyword`` (+``declaration`` on the opener)
 heredoc body line                           ``string``
+body in a language (docs/bodies.md)         ``keyword``, ``string``, ``number``, ``comment``, ``property``
 ``---`` and ``(UUID:…)`` of a delimiter     ``operator``
 parameter name in a delimiter               ``parameter`` + ``declaration``
 inbox ``[NAME``, ``]``, ``/]``, ``[/NAME]`` ``keyword``
@@ -29,11 +30,13 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from heredoc_lsp.analysis.bodies import block_language, opener_language
 from heredoc_lsp.languages import Language
+from heredoc_lsp.navigation.body_tokens import BODY_TOKEN_LANGUAGES, body_tokens
 from heredoc_lsp.syntax.cli import CliScript
 from heredoc_lsp.syntax.cli_rows import HeredocView, iter_rows
 from heredoc_lsp.syntax.diagnostics import Span
-from heredoc_lsp.syntax.inbox import InboxReply
+from heredoc_lsp.syntax.inbox import InboxCommand, InboxReply
 from heredoc_lsp.syntax.outbox import Outbox
 from heredoc_lsp.syntax.params import ParamsBody
 from heredoc_lsp.syntax.schema import CommandSchema, schema_match
@@ -48,10 +51,12 @@ TOKEN_TYPES: tuple[str, ...] = (
     "parameter",
     "property",
     "namespace",
+    "number",
 )
 TOKEN_MODIFIERS: tuple[str, ...] = ("declaration",)
 
-COMMENT, FUNCTION, OPERATOR, KEYWORD, STRING, PARAMETER, PROPERTY, NAMESPACE = range(len(TOKEN_TYPES))
+COMMENT, FUNCTION, OPERATOR, KEYWORD, STRING, PARAMETER, PROPERTY, NAMESPACE, NUMBER = range(len(TOKEN_TYPES))
+_BODY_KINDS = {"comment": COMMENT, "keyword": KEYWORD, "string": STRING, "number": NUMBER, "property": PROPERTY}
 DECLARATION = 1  # bit of "declaration"
 
 _WORD = re.compile(r"[^ \t\f\v]*")
@@ -130,10 +135,48 @@ def _heredoc(
         out.extend((line, view.op_col, view.op_len, OPERATOR, 0))
         if view.marker:
             out.extend((line, view.marker_col, len(view.marker), KEYWORD, DECLARATION))
-    _body(lines, view.body_start, view.body_end, view.strip_tabs, view.params, first, last, out)
+    language = _body_language(lines, view)
+    if language is not None and language in BODY_TOKEN_LANGUAGES:
+        _coloured_body(lines, view, language, first, last, out)
+    else:
+        _body(lines, view.body_start, view.body_end, view.strip_tabs, view.params, first, last, out)
     term = view.terminator_line
     if term is not None and first <= term <= last:
         out.extend((term, view.terminator_col, len(view.marker), KEYWORD, 0))
+
+
+def _body_language(lines: Sequence[str], view: HeredocView) -> str | None:
+    """The language of a closed heredoc's body (docs/bodies.md), read from the view without building the item."""
+    if view.error is not None or view.terminator_line is None or view.body_end <= view.body_start:
+        return None
+    if view.params is not None and view.params.mode != "text":
+        return None  # a structured body is parameters
+    text = lines[view.line]
+    command = text[view.col : view.col + view.cmd_len]
+    tail = text[view.marker_col + len(view.marker) + len(view.quote) :].strip(BLANK_CHARS)
+    first_body = lines[view.body_start].lstrip("\t") if view.strip_tabs else lines[view.body_start]
+    lang = view.schema.lang if view.schema is not None else None
+    return opener_language(lines, view.line, command, tail, view.marker, first_body, lang)
+
+
+def _coloured_body(
+    lines: Sequence[str], view: HeredocView, language: str, first: int, last: int, out: list[int]
+) -> None:
+    """The tokens of a body in its own language, for its lines within ``first..last``."""
+    start, end = view.body_start, view.body_end
+    if max(start, first) >= min(end, last + 1):
+        return
+    body = lines[start:end]
+    indent: list[int] | None = None
+    if view.strip_tabs:
+        stripped = [line.lstrip("\t") for line in body]
+        indent = [len(a) - len(b) for a, b in zip(body, stripped, strict=True)]
+        body = stripped
+    extend = out.extend
+    for row, col, length, kind in body_tokens(language, body):
+        line = start + row
+        if first <= line <= last:
+            extend((line, col + (indent[row] if indent else 0), length, _BODY_KINDS[kind], 0))
 
 
 def _body(
@@ -201,8 +244,24 @@ def _inbox(lines: Sequence[str], reply: InboxReply, first: int, last: int, out: 
                 inner_end = max([c.name_span.end_col] + [a.span.end_col for a in c.attr_list])
                 start = end - 2 if end - 2 >= inner_end and text[end - 2] == "/" else end - 1
                 _span_token(Span(line, start, line, end), KEYWORD, out)
+        if c.body_lines is not None and c.close_span is not None:
+            _file_block_body(lines, c, first, last, out)
         if c.close_span is not None and first <= c.close_span.start_line <= last:
             _span_token(c.close_span, KEYWORD, out)
+
+
+def _file_block_body(lines: Sequence[str], c: InboxCommand, first: int, last: int, out: list[int]) -> None:
+    """The tokens of a closed ``[CREATE_FILE]``/``[EDIT_FILE]`` body in its own language (docs/bodies.md)."""
+    assert c.body_lines is not None
+    start, end = c.body_lines
+    if max(start, first) >= min(end, last + 1):
+        return
+    language = block_language(lines, c)
+    if language is None or language not in BODY_TOKEN_LANGUAGES:
+        return
+    for row, col, length, kind in body_tokens(language, lines[start:end]):
+        if first <= start + row <= last:
+            out.extend((start + row, col, length, _BODY_KINDS[kind], 0))
 
 
 def _outbox(lines: Sequence[str], box: Outbox, first: int, last: int, out: list[int]) -> None:

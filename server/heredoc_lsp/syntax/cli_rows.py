@@ -7,7 +7,8 @@ cursor) or a light pass over all of them (folding, semantic tokens, outline). Th
 
 - :func:`item_at` builds only the item covering a line (the same object ``CliScript.item_at`` returns);
 - :func:`iter_rows` walks the items in order as ``(kind, line, heredoc)`` where ``heredoc`` is a cheap
-  :class:`HeredocView` for heredoc lines and None for comments and plain commands.
+  :class:`HeredocView` for heredoc lines and None for comments and plain commands; :func:`iter_heredocs` walks
+  the heredocs only.
 
 When the private rows are not there (the parser changed), both fall back to the public ``items``: slower, same
 answers. ``tests/lsp_nav/test_nav_properties.py`` checks the views against ``items`` on generated scripts.
@@ -15,9 +16,8 @@ answers. ``tests/lsp_nav/test_nav_properties.py`` checks the views against ``ite
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
-from typing import Any, Literal
 
 from heredoc_lsp.syntax import cli as _cli
 from heredoc_lsp.syntax.cli import CliScript, Command, Comment, Item
@@ -25,7 +25,11 @@ from heredoc_lsp.syntax.params import ParamsBody
 from heredoc_lsp.syntax.schema import CommandSchema
 from heredoc_lsp.syntax.text import BLANK_CHARS
 
-RowKind = Literal["comment", "command", "heredoc"]
+TYPE_CHECKING = False  # (typing is not imported at run time: check's start-up, and the body checks use this module)
+if TYPE_CHECKING:
+    from typing import Any, Literal, TypeAlias
+
+    RowKind: TypeAlias = Literal["comment", "command", "heredoc"]
 
 
 class HeredocView:
@@ -97,7 +101,8 @@ class HeredocView:
         return f"<HeredocView line {self.line} <<{self.marker} body {self.body_start}-{self.body_end}>"
 
 
-Row = tuple[RowKind, int, HeredocView | None]
+if TYPE_CHECKING:
+    Row: TypeAlias = tuple[RowKind, int, HeredocView | None]
 
 
 def _private_rows(script: CliScript) -> tuple[Sequence[Any], list[int]] | None:
@@ -210,6 +215,25 @@ def iter_rows(script: CliScript, first_line: int = 0, last_line: int | None = No
                 return
             if line >= first_line:
                 yield ("comment", line, None)
+
+
+def iter_heredocs(script: CliScript, first_line: int = 0, last_line: int | None = None) -> Iterator[HeredocView]:
+    """The heredocs whose opener is on lines ``first_line..last_line`` (inclusive; default: all), as views; other
+    rows are skipped without a view or a tuple each (the body checks' pass over a whole script)."""
+    lines = script.lines
+    n = len(lines)
+    last = n - 1 if last_line is None else last_line
+    private = _private_rows(script)
+    if private is None:
+        for kind, line, view in _iter_items(script, first_line, last):
+            if kind == "heredoc" and view is not None and line >= first_line:
+                yield view
+        return
+    rows, starts = private
+    row_type = _cli._Row
+    for row in rows[bisect_left(starts, first_line) : bisect_right(starts, last)]:
+        if row.__class__ is row_type:
+            yield _view_of_row(lines, row, n)
 
 
 def _iter_items(script: CliScript, first: int, last: int) -> Iterator[Row]:

@@ -40,6 +40,7 @@ class CommandSchema:
     required: tuple[str, ...] = ()
     single_param: str | None = None
     terminator: str | None = None
+    lang: str | None = None  # the language of the body (docs/bodies.md); "none": data
 
 
 @record
