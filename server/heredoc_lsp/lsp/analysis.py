@@ -16,7 +16,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from heredoc_lsp.analysis.bodies import body_diagnostics
 from heredoc_lsp.analysis.core import Analysis, default_workspace, finish_analysis
@@ -33,7 +33,6 @@ from heredoc_lsp.syntax.reply_shape import prompt_tree
 
 if TYPE_CHECKING:
     from heredoc_lsp.config import Config
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
     from heredoc_lsp.syntax.diagnostics import Diagnostic
 
 log = logging.getLogger(__name__)
@@ -172,11 +171,21 @@ def analyze_lines(
     return finish(language, lines, tree, found, newline, workspace, bool(directives), bodies), directives
 
 
+class ConfigSource(Protocol):
+    """What the analyses read of the settings: the configuration of a document and its workspace folder."""
+
+    @property
+    def generation(self) -> int: ...
+    def config_for(self, doc: Document) -> Config: ...
+    def workspace_root_for(self, path: str | None) -> Path | None: ...
+
+
 class Analyses:
     """Latest snapshot per open document, brought up to date on demand."""
 
-    def __init__(self, server: HeredocLanguageServer) -> None:
-        self.server = server
+    def __init__(self, documents: DocumentStore, settings: ConfigSource) -> None:
+        self.documents = documents
+        self.settings = settings
         self._snapshots: dict[str, Snapshot] = {}
         self._pending: dict[str, LineEdit] = {}
         self._history: dict[str, list[Changed]] = {}  # per document, the changes of its last snapshots, in order
@@ -224,22 +233,22 @@ class Analyses:
         return self._snapshots.get(DocumentStore.key(uri))
 
     def workspace_for(self, doc: Document, config: Config) -> Path | None:
-        root = self.server.settings.workspace_root_for(doc.path)
+        root = self.settings.workspace_root_for(doc.path)
         if root is None and doc.path is not None and doc.language is Language.INBOX:
             root = default_workspace(Path(doc.path), config)
         return root
 
     def get(self, uri: str) -> Snapshot | None:
         """The snapshot of the document's current version (None when it is not open or not one of ours)."""
-        doc = self.server.documents.get(uri)
+        doc = self.documents.get(uri)
         if doc is None or doc.language is None:
             return None
         key = DocumentStore.key(uri)
-        generation = self.server.settings.generation
+        generation = self.settings.generation
         snap = self._snapshots.get(key)
         if snap is not None and snap.revision == doc.revision and snap.generation == generation:
             return snap
-        config = self.server.settings.config_for(doc)
+        config = self.settings.config_for(doc)
         workspace = self.workspace_for(doc, config)
         if (
             snap is not None

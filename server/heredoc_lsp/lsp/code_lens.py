@@ -33,8 +33,8 @@ from heredoc_lsp.runs.targets import RunTarget
 from heredoc_lsp.runs.view import APPLY_REPLY_TITLE, RUN_SCRIPT_TITLE, RUN_TITLE, result_title, running_title
 
 if TYPE_CHECKING:
+    from heredoc_lsp.lsp.feature import Server
     from heredoc_lsp.lsp.run_commands import RunFeature
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
 
 # Above this many run targets, lenses are sent without their command (a 100k-line script has 50k of them, 12 MB
 # of JSON) and each is resolved when the editor shows it (codeLens/resolve: VS Code, Neovim).
@@ -153,7 +153,7 @@ class LensCache:
     only; lists with a running lens are never kept (they show elapsed time).
     """
 
-    def __init__(self, server: HeredocLanguageServer) -> None:
+    def __init__(self, server: Server) -> None:
         self.server = server
         # per document: (run state revision, lazy) and the lenses of its command or block targets
         self._parts: dict[str, tuple[tuple[int, bool], Parts[list[str]]]] = {}

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from pygls.workspace import PositionCodec
 
     from heredoc_lsp.lsp.analysis import Snapshot
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
+    from heredoc_lsp.lsp.feature import Server
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def to_lsp(
 
 
 class DiagnosticsFeature(Feature):
-    def __init__(self, server: HeredocLanguageServer) -> None:
+    def __init__(self, server: Server) -> None:
         super().__init__(server)
         self.push = True
         self.pull = False

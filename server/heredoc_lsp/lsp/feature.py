@@ -1,5 +1,9 @@
 """The contract of a language feature: one :class:`Feature` subclass per LSP method or feature.
 
+A feature sees the server through :class:`Server`, the narrow interface of what a feature may use (documents,
+analyses, the client profile, settings, the position codec, the fan-out over features, the client requests and
+notifications it sends); only :mod:`heredoc_lsp.lsp.server` knows the concrete server and every feature.
+
 A feature is constructed with the server, declares its LSP handlers in :meth:`Feature.register`, hears the
 document lifecycle through the no-op methods it overrides, and contributes to other features through plain methods
 with empty defaults: diagnostics for a document (merged by the one publisher, :mod:`heredoc_lsp.lsp.diagnostics`),
@@ -10,18 +14,25 @@ code actions for a range (:mod:`heredoc_lsp.lsp.code_actions`), hover parts for 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 from lsprotocol import types
+from pygls.progress import Progress
+from pygls.protocol import LanguageServerProtocol
+from pygls.workspace import PositionCodec, Workspace
 
+from heredoc_lsp.config import Config
+from heredoc_lsp.lsp.analysis import Analyses, Snapshot
+from heredoc_lsp.lsp.client import ClientProfile
+from heredoc_lsp.lsp.documents import Document, DocumentStore
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
 
-if TYPE_CHECKING:
-    from heredoc_lsp.lsp.analysis import Snapshot
-    from heredoc_lsp.lsp.documents import Document
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,10 +43,80 @@ class HoverPart:
     span: Span | None = None
 
 
+class Settings(Protocol):
+    """What features read of the settings (:class:`heredoc_lsp.lsp.settings.SettingsManager`)."""
+
+    @property
+    def init_options(self) -> Mapping[str, Any]: ...
+    @property
+    def client_settings(self) -> Mapping[str, Any]: ...
+    @property
+    def diagnostic_mode(self) -> str: ...
+    @property
+    def generation(self) -> int: ...
+    @property
+    def ready(self) -> bool: ...
+    def when_ready(self, callback: Any) -> None: ...
+    async def wait_ready(self) -> None: ...
+    def config_for(self, doc: Document) -> Config: ...
+    def workspace_root_for(self, path: str | None) -> Path | None: ...
+    def workspace_roots(self) -> list[Path]: ...
+    def is_config_file(self, path: str | None) -> bool: ...
+    def open_config_diagnostics(self, doc: Document) -> list[types.Diagnostic]: ...
+
+
+class Server(Protocol):
+    """What a feature may use of the language server; :class:`heredoc_lsp.lsp.server.HeredocLanguageServer` is
+    the one implementation (pygls' client requests keep pygls' signatures)."""
+
+    @property
+    def documents(self) -> DocumentStore: ...
+    @property
+    def analyses(self) -> Analyses: ...
+    @property
+    def client(self) -> ClientProfile: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def position_codec(self) -> PositionCodec: ...
+    @property
+    def protocol(self) -> LanguageServerProtocol: ...
+    @property
+    def workspace(self) -> Workspace: ...
+    @property
+    def work_done_progress(self) -> Progress: ...
+
+    # -- our own -------------------------------------------------------------------------------------------------
+    def each(self, call: Callable[[Feature], T], what: str) -> list[T]: ...
+    async def prepared(self, uri: str) -> Snapshot | None: ...
+    def config_changed(self) -> None: ...
+    def diagnostics_changed(self, uri: str) -> None: ...
+    def log_to_client(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None: ...
+
+    # -- pygls: handlers, notifications and requests to the client -----------------------------------------------
+    def feature(self, feature_name: str, options: Any | None = None) -> Callable[[F], F]: ...
+    def command(self, command_name: str) -> Callable[[F], F]: ...
+    def text_document_publish_diagnostics(self, params: types.PublishDiagnosticsParams) -> None: ...
+    def window_show_message(self, params: types.ShowMessageParams) -> None: ...
+    async def window_show_message_request_async(
+        self, params: types.ShowMessageRequestParams
+    ) -> types.MessageActionItem | None: ...
+    async def window_show_document_async(self, params: types.ShowDocumentParams) -> types.ShowDocumentResult: ...
+    async def workspace_code_lens_refresh_async(self, params: None) -> None: ...
+    def workspace_semantic_tokens_refresh(
+        self, params: None, callback: Callable[[None], None] | None = None
+    ) -> Future[None]: ...
+    def workspace_diagnostic_refresh(
+        self, params: None, callback: Callable[[None], None] | None = None
+    ) -> Future[None]: ...
+    async def workspace_configuration_async(self, params: types.ConfigurationParams) -> Sequence[Any | None]: ...
+    async def client_register_capability_async(self, params: types.RegistrationParams) -> None: ...
+
+
 class Feature:
     """A language feature; every method is a no-op or an empty contribution until a subclass overrides it."""
 
-    def __init__(self, server: HeredocLanguageServer) -> None:
+    def __init__(self, server: Server) -> None:
         self.server = server
 
     def register(self) -> None:

@@ -23,7 +23,7 @@ from heredoc_lsp.navigation.folds import Fold, cli_folds, comment_run_bounds, fo
 from heredoc_lsp.syntax.cli import CliScript
 
 if TYPE_CHECKING:
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
+    from heredoc_lsp.lsp.feature import Server
 
 _KINDS = {"region": types.FoldingRangeKind.Region, "comment": types.FoldingRangeKind.Comment}
 
@@ -44,7 +44,7 @@ def biggest(found: list[Fold], limit: int) -> list[Fold]:
 class FoldingFeature(Feature):
     """textDocument/foldingRange."""
 
-    def __init__(self, server: HeredocLanguageServer) -> None:
+    def __init__(self, server: Server) -> None:
         super().__init__(server)
         self.parts: dict[str, Parts[tuple[Fold, str]]] = {}
         self.building = Building()

@@ -11,14 +11,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
+    from heredoc_lsp.lsp.feature import Server
 
 log = logging.getLogger("heredoc_lsp.lsp")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def guarded(server: HeredocLanguageServer, default: Any = None) -> Callable[[F], F]:
+def guarded(server: Server, default: Any = None) -> Callable[[F], F]:
     """Wrap a handler: an exception is logged (stderr and window/logMessage) and ``default`` returned."""
 
     def decorate(fn: F) -> F:

@@ -27,10 +27,10 @@ from heredoc_lsp.syntax.diagnostics import Span
 
 if TYPE_CHECKING:
     from heredoc_lsp.lsp.analysis import Snapshot
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
+    from heredoc_lsp.lsp.feature import Server
 
 
-def navigation_hover(server: HeredocLanguageServer, snap: Snapshot, position: types.Position) -> HoverPart | None:
+def navigation_hover(server: Server, snap: Snapshot, position: types.Position) -> HoverPart | None:
     """What the thing under the cursor is and means (heredocs, delimiters, schemas, tags, attributes, sections)."""
     point = from_client(server.position_codec, snap.lines, position)
     target = target_at(snap.language, snap.lines, snap.tree, point)

@@ -46,13 +46,11 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
 
-from heredoc_lsp.lsp.documents import Document, LineEdit
+from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit
 from heredoc_lsp.lsp.positions import from_client
 
 if TYPE_CHECKING:
     from cattrs import Converter
-
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
 
 log = logging.getLogger(__name__)
 
@@ -323,8 +321,17 @@ class StdioWriter:
             os.close(devnull)
 
 
+class DocumentServer(LanguageServer):
+    """A pygls server that keeps its open documents in a :class:`DocumentStore` (the language server is one)."""
+
+    documents: DocumentStore
+
+    def note_edit(self, doc: Document, edit: LineEdit) -> None:
+        """Called after a change was applied to ``doc``, before the didChange handlers run."""
+
+
 class HeredocProtocol(LanguageServerProtocol):
-    _server: HeredocLanguageServer
+    _server: DocumentServer
 
     def __init__(self, server: Any, converter: Converter) -> None:
         super().__init__(server, converter)

@@ -90,7 +90,7 @@ from heredoc_lsp.syntax.diagnostics import Diagnostic
 from heredoc_lsp.syntax.paths import normalize_relative
 
 if TYPE_CHECKING:
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
+    from heredoc_lsp.lsp.feature import Server
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +139,7 @@ class RunFeature(Feature):
     """Run requests, their progress, their results, and the views that read them (lenses, code actions, hover,
     ``run_failed`` diagnostics)."""
 
-    def __init__(self, server: HeredocLanguageServer) -> None:
+    def __init__(self, server: Server) -> None:
         super().__init__(server)
         self.state = RunState()
         self.gate = RunGate(server)

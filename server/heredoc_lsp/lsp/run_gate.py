@@ -20,7 +20,7 @@ from lsprotocol import types
 from heredoc_lsp.lsp.documents import DocumentStore
 
 if TYPE_CHECKING:
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
+    from heredoc_lsp.lsp.feature import Server
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ def _trust_value(settings: Mapping[str, Any]) -> bool | None:
 class RunGate:
     """Trust and confirmation for runs started from the editor."""
 
-    def __init__(self, server: HeredocLanguageServer) -> None:
+    def __init__(self, server: Server) -> None:
         self.server = server
         self.dont_ask: set[str] = set()
 

@@ -20,7 +20,7 @@ from lsprotocol import types
 from heredoc_lsp.runs.view import seconds
 
 if TYPE_CHECKING:
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
+    from heredoc_lsp.lsp.feature import Server
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ class RunProgress:
 
     def __init__(
         self,
-        server: HeredocLanguageServer,
+        server: Server,
         token: str,
         title: str,
         on_cancel: Callable[[], None],
@@ -50,7 +50,7 @@ class RunProgress:
         self._ticker: asyncio.Task[None] | None = None
 
     @staticmethod
-    def supported(server: HeredocLanguageServer) -> bool:
+    def supported(server: Server) -> bool:
         return server.client.work_done_progress
 
     async def begin(self, message: str) -> None:

@@ -31,7 +31,7 @@ from heredoc_lsp.syntax.cli import CliScript
 if TYPE_CHECKING:
     from pygls.workspace import PositionCodec
 
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
+    from heredoc_lsp.lsp.feature import Server
 
 LEGEND = types.SemanticTokensLegend(token_types=list(TOKEN_TYPES), token_modifiers=list(TOKEN_MODIFIERS))
 _CHUNK = 4096
@@ -162,7 +162,7 @@ def full_json(done: Encoded) -> Prerendered:
 class SemanticTokensFeature(Feature):
     """textDocument/semanticTokens (full, delta, range)."""
 
-    def __init__(self, server: HeredocLanguageServer) -> None:
+    def __init__(self, server: Server) -> None:
         super().__init__(server)
         self.last: dict[str, Encoded] = {}  # the last full answer per document
         self.building = Building()

@@ -28,10 +28,10 @@ from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError
-from pygls.lsp.server import LanguageServer
 from pygls.workspace import PositionCodec
 
 from heredoc_lsp import __version__
+from heredoc_lsp.analysis.bodies import STATS as BODY_STATS
 from heredoc_lsp.lsp.analysis import Analyses, Snapshot
 from heredoc_lsp.lsp.client import ClientProfile
 from heredoc_lsp.lsp.code_actions import CodeActions
@@ -45,19 +45,29 @@ from heredoc_lsp.lsp.formatting import FormattingFeature
 from heredoc_lsp.lsp.highlight import HighlightFeature
 from heredoc_lsp.lsp.hover import HoverFeature
 from heredoc_lsp.lsp.links import LinksFeature
-from heredoc_lsp.lsp.protocol import HeredocProtocol, converter_of, serve_stdio
+from heredoc_lsp.lsp.protocol import DocumentServer, HeredocProtocol, converter_of, serve_stdio
 from heredoc_lsp.lsp.rename import RenameFeature
 from heredoc_lsp.lsp.run_commands import RunFeature
 from heredoc_lsp.lsp.semantic_tokens import SemanticTokensFeature
 from heredoc_lsp.lsp.settings import SettingsManager
 from heredoc_lsp.lsp.splice import Building
 from heredoc_lsp.lsp.symbols import SymbolsFeature
-from heredoc_lsp.lsp.work import WorkCounts
+from heredoc_lsp.lsp.work import WORK, WORK_COUNTS
 from heredoc_lsp.syntax.cli import parse_cli
 
 log = logging.getLogger("heredoc_lsp.lsp")
 
 T = TypeVar("T")
+
+class WorkCounts(Feature):
+    """heredoc-lsp/workCounts: every count of :data:`heredoc_lsp.lsp.work.WORK` so far (for tests and
+    benchmarks; harmless to any client)."""
+
+    def register(self) -> None:
+        @self.server.feature(WORK_COUNTS)
+        def work_counts(params: Any) -> dict[str, int]:
+            return {**WORK, "bodies_checked": BODY_STATS["checked"]}
+
 
 # Every feature, in the order lifecycle events and contributions are called (diagnostics, code actions, hover
 # parts and lenses are joined in this order). A feature that cannot be imported or constructed fails the server's
@@ -80,7 +90,7 @@ FEATURES: tuple[type[Feature], ...] = (
 )
 
 
-class HeredocLanguageServer(LanguageServer):
+class HeredocLanguageServer(DocumentServer):
     def __init__(self) -> None:
         super().__init__(
             "heredoc-lsp",
@@ -93,7 +103,7 @@ class HeredocLanguageServer(LanguageServer):
         self.documents = DocumentStore()
         self.client = ClientProfile()  # replaced at initialize
         self.settings = SettingsManager(self)
-        self.analyses = Analyses(self)
+        self.analyses = Analyses(self.documents, self.settings)
         self.building = Building()  # one prepare at a time per document (server.prepared)
         self.features: tuple[Feature, ...] = (self.settings, *(feature(self) for feature in FEATURES))
 

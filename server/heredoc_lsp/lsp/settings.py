@@ -52,7 +52,7 @@ from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.syntax.text import decode_bytes, split_lines
 
 if TYPE_CHECKING:
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
+    from heredoc_lsp.lsp.feature import Server
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +111,7 @@ class _LoadedConfig:
 class SettingsManager(Feature):
     """Effective settings, the config per document, and watching config files (the first of ``server.features``)."""
 
-    def __init__(self, server: HeredocLanguageServer) -> None:
+    def __init__(self, server: Server) -> None:
         super().__init__(server)
         self.init_options: dict[str, Any] = {}
         self.client_settings: dict[str, Any] = {}

@@ -32,7 +32,7 @@ from heredoc_lsp.syntax.cli import CliScript
 if TYPE_CHECKING:
     from pygls.workspace import PositionCodec
 
-    from heredoc_lsp.lsp.server import HeredocLanguageServer
+    from heredoc_lsp.lsp.feature import Server
 
 
 _KINDS = {k.name: k.value for k in types.SymbolKind}
@@ -74,7 +74,7 @@ Result = Prerendered | list[types.SymbolInformation]
 class SymbolsFeature(Feature):
     """textDocument/documentSymbol."""
 
-    def __init__(self, server: HeredocLanguageServer) -> None:
+    def __init__(self, server: Server) -> None:
         super().__init__(server)
         self.cache: dict[str, tuple[int, bool, Result]] = {}
         self.parts: dict[str, tuple[Parts[str], str]] = {}  # per document: the symbols and their JSON array
