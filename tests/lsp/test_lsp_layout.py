@@ -144,7 +144,7 @@ def test_lsp_and_runs_import_at_module_top() -> None:
     down, not by deferring imports)."""
     offenders = []
     for package in NO_DEFERRED:
-        for path in sorted((PACKAGE / package).glob("*.py")):
+        for path in sorted((PACKAGE / package).rglob("*.py")):
             for line, text in function_level_imports(path.read_text(encoding="utf-8")):
                 offenders.append(f"{path.relative_to(PACKAGE)}:{line} {text}")
     assert offenders == []
@@ -168,6 +168,6 @@ def test_features_are_declared_once_and_found_by_type() -> None:
     assert defined - set(server.FEATURES) == {SettingsManager}
     built = server.build_server()
     assert [type(f) for f in built.features] == [SettingsManager, *server.FEATURES]
-    for path in (PACKAGE / "lsp").glob("*.py"):
+    for path in (PACKAGE / "lsp").rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         assert not any(isinstance(n, ast.FunctionDef) and n.name == "register" for n in tree.body), path.name

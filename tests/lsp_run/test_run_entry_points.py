@@ -9,7 +9,7 @@ import pytest
 from lsprotocol import types
 from run_harness import ALL_COMMANDS, RunClient, session
 
-from heredoc_lsp.lsp.code_lens import LAZY_LENSES
+from heredoc_lsp.lsp.run.lenses import LAZY_LENSES
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

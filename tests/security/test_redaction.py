@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from heredoc_lsp.executor.events import RunEvent
-from heredoc_lsp.lsp.run_log import RunLog
+from heredoc_lsp.lsp.run.log import RunLog
 
 from .conftest import RunCli
 

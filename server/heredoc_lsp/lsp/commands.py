@@ -1,4 +1,4 @@
-"""The ``workspace/executeCommand`` ids the run feature answers (:mod:`heredoc_lsp.lsp.run_commands` documents
+"""The ``workspace/executeCommand`` ids the run feature answers (:mod:`heredoc_lsp.lsp.run.commands` documents
 them); lenses and code actions carry them."""
 
 from __future__ import annotations

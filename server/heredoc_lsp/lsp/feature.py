@@ -29,6 +29,7 @@ from heredoc_lsp.config import Config
 from heredoc_lsp.lsp.analysis import Analyses, Snapshot
 from heredoc_lsp.lsp.client import ClientProfile
 from heredoc_lsp.lsp.documents import Document, DocumentStore
+from heredoc_lsp.lsp.splice import ViewCache
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
 
 T = TypeVar("T")
@@ -73,6 +74,8 @@ class Server(Protocol):
     def documents(self) -> DocumentStore: ...
     @property
     def analyses(self) -> Analyses: ...
+    @property
+    def views(self) -> ViewCache: ...
     @property
     def client(self) -> ClientProfile: ...
     @property

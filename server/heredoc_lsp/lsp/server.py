@@ -47,10 +47,10 @@ from heredoc_lsp.lsp.hover import HoverFeature
 from heredoc_lsp.lsp.links import LinksFeature
 from heredoc_lsp.lsp.protocol import DocumentServer, HeredocProtocol, converter_of, serve_stdio
 from heredoc_lsp.lsp.rename import RenameFeature
-from heredoc_lsp.lsp.run_commands import RunFeature
+from heredoc_lsp.lsp.run.feature import RunFeature
 from heredoc_lsp.lsp.semantic_tokens import SemanticTokensFeature
 from heredoc_lsp.lsp.settings import SettingsManager
-from heredoc_lsp.lsp.splice import Building
+from heredoc_lsp.lsp.splice import Building, ViewCache
 from heredoc_lsp.lsp.symbols import SymbolsFeature
 from heredoc_lsp.lsp.work import WORK, WORK_COUNTS
 from heredoc_lsp.syntax.cli import parse_cli
@@ -58,6 +58,7 @@ from heredoc_lsp.syntax.cli import parse_cli
 log = logging.getLogger("heredoc_lsp.lsp")
 
 T = TypeVar("T")
+
 
 class WorkCounts(Feature):
     """heredoc-lsp/workCounts: every count of :data:`heredoc_lsp.lsp.work.WORK` so far (for tests and
@@ -104,6 +105,7 @@ class HeredocLanguageServer(DocumentServer):
         self.client = ClientProfile()  # replaced at initialize
         self.settings = SettingsManager(self)
         self.analyses = Analyses(self.documents, self.settings)
+        self.views = ViewCache(self.documents, self.analyses)  # every incremental view's answers per document
         self.building = Building()  # one prepare at a time per document (server.prepared)
         self.features: tuple[Feature, ...] = (self.settings, *(feature(self) for feature in FEATURES))
 
@@ -270,6 +272,7 @@ def _register_lifecycle(server: HeredocLanguageServer) -> None:
     def on_close(params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         server.analyses.forget(uri)
+        server.views.forget(uri)
         server.building.forget(uri)
         server.each(lambda f: f.closed(uri), "closed")
 

@@ -59,7 +59,7 @@ log = logging.getLogger(__name__)
 DiagnosticMode = Literal["auto", "push", "both"]
 DIAGNOSTIC_MODES: tuple[str, ...] = ("auto", "push", "both")
 # Keys of the heredocLsp settings that belong to the server itself (not to heredoc-lsp.toml).
-SERVER_KEYS: tuple[str, ...] = ("diagnosticMode", "trusted")  # trusted: read by lsp.run_gate
+SERVER_KEYS: tuple[str, ...] = ("diagnosticMode", "trusted")  # trusted: read by lsp.run.gate
 POLL_SECONDS = 2.0
 WATCHER_ID = "heredoc-lsp-config-files"
 # How long the first analyses wait for the client's workspace/configuration answer.

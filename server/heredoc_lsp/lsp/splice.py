@@ -6,6 +6,11 @@ same document, :meth:`Analyses.changes_since <heredoc_lsp.lsp.analysis.Analyses.
 changed (a :class:`~heredoc_lsp.lsp.analysis.Changed` window); the entries before the window are kept, the
 window's entries are built again, and the entries after it are kept as they are when no line moved (an edit that
 adds or removes lines rebuilds them: they quote absolute line numbers).
+
+Every incremental view keeps its last answer per document in a :class:`View` of the server's one
+:class:`ViewCache`: it says what changed since that answer (:meth:`View.plan`), keeps a new answer only while the
+document is open and when no newer one was kept meanwhile (:meth:`View.keep`), holds one build at a time per
+document (:meth:`View.building`) and forgets a document when it is closed.
 """
 
 from __future__ import annotations
@@ -15,15 +20,17 @@ import time
 import weakref
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from heredoc_lsp.lsp.analysis import Changed
+from heredoc_lsp.lsp.analysis import Analyses, Changed, Snapshot
+from heredoc_lsp.lsp.documents import DocumentStore
 from heredoc_lsp.lsp.work import WORK
 
 T = TypeVar("T")
 R = TypeVar("R")
+V = TypeVar("V")
 
 # build(first_line, stop_line) -> (start lines, entries) of the items starting on lines [first_line, stop_line)
 # (stop_line None: to the end of the document).
@@ -200,3 +207,82 @@ class Building:
 
     def forget(self, uri: str) -> None:
         self._locks.pop(uri, None)
+
+
+@dataclass(frozen=True, slots=True)
+class Kept(Generic[V]):
+    """A view's answer for snapshot ``serial``, made under ``stamp`` (what else it depends on)."""
+
+    serial: int
+    stamp: Hashable
+    value: V
+
+
+class View(Generic[V]):
+    """One view's last answer per document and variant (a variant is kept beside the others: diagnostics with and
+    without related information; a stamp replaces: lenses after the run state changed)."""
+
+    def __init__(self, cache: ViewCache) -> None:
+        self._owner = cache
+        self._kept: dict[str, dict[Hashable, Kept[V]]] = {}
+        self._building = Building()
+
+    def last(self, snap: Snapshot, variant: Hashable = None, stamp: Hashable = None) -> Kept[V] | None:
+        """The answer kept for ``snap``'s document (``variant``, made under ``stamp``), current or not."""
+        kept = self._kept.get(DocumentStore.key(snap.uri), {}).get(variant)
+        return kept if kept is not None and kept.stamp == stamp else None
+
+    def plan(self, snap: Snapshot, variant: Hashable = None, stamp: Hashable = None) -> tuple[V | None, Changed | None]:
+        """The kept answer to splice into and what changed since it (None: build it all; the answer may be
+        kept with changes unknown)."""
+        kept = self.last(snap, variant, stamp)
+        if kept is None:
+            return None, None
+        return kept.value, self._owner.analyses.changes_since(snap, kept.serial)
+
+    def fits(self, snap: Snapshot, variant: Hashable = None, stamp: Hashable = None) -> bool:
+        """Whether an answer is kept that ``snap``'s can be spliced from (or is)."""
+        return self.plan(snap, variant, stamp)[1] is not None
+
+    def keep(self, snap: Snapshot, value: V, variant: Hashable = None, stamp: Hashable = None) -> None:
+        """Keep ``value`` as the answer for ``snap``, unless the document was closed or a newer answer (made by
+        a request that ran while this one yielded) is kept already."""
+        key = DocumentStore.key(snap.uri)
+        if self._owner.documents.get(key) is None:
+            return
+        variants = self._kept.setdefault(key, {})
+        kept = variants.get(variant)
+        if kept is None or kept.stamp != stamp or kept.serial <= snap.serial:
+            variants[variant] = Kept(snap.serial, stamp, value)
+
+    def drop(self, uri: str) -> None:
+        """Forget every answer kept for ``uri``."""
+        self._kept.pop(DocumentStore.key(uri), None)
+
+    def building(self, uri: str) -> asyncio.Lock:
+        """One build of this view at a time per document (:class:`Building`)."""
+        return self._building(DocumentStore.key(uri))
+
+    def forget(self, uri: str) -> None:
+        self.drop(uri)
+        self._building.forget(DocumentStore.key(uri))
+
+
+class ViewCache:
+    """The one store of every incremental view's answers (``server.views``); the server forgets a document's
+    answers when it is closed."""
+
+    def __init__(self, documents: DocumentStore, analyses: Analyses) -> None:
+        self.documents = documents
+        self.analyses = analyses
+        self._views: list[View[Any]] = []
+
+    def view(self) -> View[V]:
+        """A new view (one per feature answer that follows edits)."""
+        made: View[V] = View(self)
+        self._views.append(made)
+        return made
+
+    def forget(self, uri: str) -> None:
+        for view in self._views:
+            view.forget(uri)

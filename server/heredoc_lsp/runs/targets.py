@@ -116,7 +116,7 @@ def cli_command_targets(
     """The command targets of the items starting on lines ``[first_line, stop_line)`` (default: all), in order.
 
     A command runs when it has no error of its own: a problem elsewhere in the script does not hide its lens (the
-    server runs it alone, :func:`heredoc_lsp.lsp.run_exec.command_text`). Without ``seen``, keys are numbered as
+    server runs it alone, :func:`heredoc_lsp.lsp.run.execute.command_text`). Without ``seen``, keys are numbered as
     first occurrences (:func:`number_occurrences` numbers repeated contents in the whole list). With ``seen`` (how
     often each content occurred on earlier lines, updated here), keys are numbered as they go: building a script
     from its first line in consecutive windows with one ``seen`` numbers every key, and leaves the counts in it.

@@ -2,7 +2,7 @@
 
 Every run gets the editor's text of the version the request named (never the file on disk), the configuration the
 server uses for that document, the workspace root, the event sink and the run's control. ``confirm`` is always
-``"never"`` here: the server asks before it starts a run (:mod:`heredoc_lsp.lsp.run_gate`).
+``"never"`` here: the server asks before it starts a run (:mod:`heredoc_lsp.lsp.run.gate`).
 """
 
 from __future__ import annotations

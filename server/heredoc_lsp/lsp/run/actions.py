@@ -8,16 +8,15 @@ refuse.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
 from heredoc_lsp.lsp.analysis import Snapshot
 from heredoc_lsp.lsp.commands import APPLY_REPLY, CANCEL_RUN, RUN_BLOCK, RUN_COMMAND, RUN_SCRIPT, SHOW_RUN_OUTPUT
+from heredoc_lsp.lsp.run.gate import RunGate
+from heredoc_lsp.lsp.run.targets import RunTargets
 from heredoc_lsp.runs.targets import target_at
-
-if TYPE_CHECKING:
-    from heredoc_lsp.lsp.run_commands import RunFeature
 
 RUN_KIND = "heredoc.run"
 
@@ -37,11 +36,14 @@ def _action(title: str, command: str, argument: dict[str, Any]) -> types.CodeAct
     )
 
 
-def run_code_actions(feature: RunFeature, snap: Snapshot, params: types.CodeActionParams) -> list[types.CodeAction]:
-    """The run actions for the cursor position of ``params`` (pure given the feature's run state)."""
-    if not feature.gate.trusted() or not wants_run_actions(list(params.context.only or [])):
+def run_code_actions(
+    gate: RunGate, targets_of: RunTargets, snap: Snapshot, params: types.CodeActionParams
+) -> list[types.CodeAction]:
+    """The run actions for the cursor position of ``params`` (pure given the run state)."""
+    if not gate.trusted() or not wants_run_actions(list(params.context.only or [])):
         return []
-    targets = feature.targets(snap)
+    state = targets_of.state
+    targets = targets_of(snap)
     if not targets:
         return []
     base: dict[str, Any] = {"uri": snap.uri, "version": snap.version}
@@ -49,20 +51,20 @@ def run_code_actions(feature: RunFeature, snap: Snapshot, params: types.CodeActi
     line = params.range.start.line  # lines are the same in every position encoding
     here = target_at(targets, line)
     if here is not None:
-        run = feature.state.running(snap.uri, here.key)
+        run = state.running(snap.uri, here.key)
         if run is not None:
             out.append(_action(f"■ Cancel the run of '{here.label}'", CANCEL_RUN, {"runId": run.run_id}))
         elif here.runnable:
             command = RUN_COMMAND if here.kind == "command" else RUN_BLOCK
             out.append(_action(f"▶ Run '{here.label}'", command, {**base, "line": here.line}))
-        result = feature.state.result(snap.uri, here.key)
+        result = state.result(snap.uri, here.key)
         if result is not None:
             out.append(
                 _action(f"Show the output of the last run of '{here.label}'", SHOW_RUN_OUTPUT, {"runId": result.run_id})
             )
     whole = targets[0]
     if whole.kind in ("script", "reply"):
-        run = feature.state.running(snap.uri, whole.key)
+        run = state.running(snap.uri, whole.key)
         name = (snap.path or snap.uri).rsplit("/", 1)[-1]
         if run is not None and run.kind == whole.kind:
             out.append(_action(f"■ Cancel the run of {name}", CANCEL_RUN, {"runId": run.run_id}))
