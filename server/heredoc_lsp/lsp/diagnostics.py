@@ -32,7 +32,7 @@ from lsprotocol.converters import get_converter
 from heredoc_lsp.lsp.documents import Document, DocumentStore
 from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.protocol import HeredocProtocol, Prerendered
-from heredoc_lsp.lsp.splice import Parts, update
+from heredoc_lsp.lsp.splice import Parts, View, update
 from heredoc_lsp.lsp.wire import diagnostic_text
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.syntax.diagnostics import Diagnostic
@@ -72,7 +72,7 @@ class DiagnosticsFeature(Feature):
         self.pull = False
         self._scheduled: dict[str, None] = {}  # ordered set of URIs waiting for a push
         self._flush_handle: asyncio.Handle | None = None
-        self._parts: dict[tuple[str, bool, bool], Parts[str]] = {}
+        self._parts: View[Parts[str]] = server.views.view()  # per document and (related, data)
         self._related_push = True
         self._data_push = True
         self._related_pull = True
@@ -120,8 +120,6 @@ class DiagnosticsFeature(Feature):
         key = DocumentStore.key(uri)
         self._scheduled.pop(key, None)
         self._contributed.pop(key, None)
-        for variant in [k for k in self._parts if k[0] == key]:
-            del self._parts[variant]
         # Clear what was pushed for it (nothing to clear for a document never published, or never opened).
         if key in self.published_versions and self.server.protocol.writer is not None:
             del self.published_versions[key]
@@ -244,9 +242,8 @@ class DiagnosticsFeature(Feature):
     def json_diagnostics(self, snap: Snapshot, *, related: bool = True, data: bool = True) -> Parts[str]:
         """The snapshot's diagnostics in LSP form, as JSON texts: after an edit, only the diagnostics of the
         re-parsed items are converted again (:mod:`heredoc_lsp.lsp.splice`)."""
-        key = (DocumentStore.key(snap.uri), related, data)
-        previous = self._parts.get(key)
-        changed = None if previous is None else self.server.analyses.changes_since(snap, previous.serial)
+        variant = (related, data)
+        previous, changed = self._parts.plan(snap, variant)
         found = snap.diagnostics
         codec = self.server.position_codec
 
@@ -259,7 +256,8 @@ class DiagnosticsFeature(Feature):
                 diagnostic_text(snap.uri, snap.lines, codec, d, related=related, data=data) for d in chosen
             ]
 
-        done = self._parts[key] = update(previous, snap.serial, changed, build)
+        done = update(previous, snap.serial, changed, build)
+        self._parts.keep(snap, done, variant)
         return done
 
 

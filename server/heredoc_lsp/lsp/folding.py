@@ -17,7 +17,7 @@ from heredoc_lsp.lsp.analysis import Snapshot
 from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.protocol import Prerendered
-from heredoc_lsp.lsp.splice import Building, Parts, update_sliced
+from heredoc_lsp.lsp.splice import Parts, View, update_sliced
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.navigation.folds import Fold, cli_folds, comment_run_bounds, folds
 from heredoc_lsp.syntax.cli import CliScript
@@ -46,12 +46,7 @@ class FoldingFeature(Feature):
 
     def __init__(self, server: Server) -> None:
         super().__init__(server)
-        self.parts: dict[str, Parts[tuple[Fold, str]]] = {}
-        self.building = Building()
-
-    def closed(self, uri: str) -> None:
-        self.parts.pop(uri, None)
-        self.building.forget(uri)
+        self.parts: View[Parts[tuple[Fold, str]]] = server.views.view()
 
     def register(self) -> None:
         server = self.server
@@ -67,22 +62,18 @@ class FoldingFeature(Feature):
                 WORK["folds"] += len(found)
                 return [f.start for f in found], [(f, fold_json(f, collapsed)) for f in found]
 
-            previous = parts.get(snap.uri)
-            changed = None if previous is None else server.analyses.changes_since(snap, previous.serial)
+            previous, changed = parts.plan(snap)
             if changed is not None:
                 first, stop = comment_run_bounds(lines, changed.start, None if changed.delta else changed.stop)
                 changed = type(changed)(changed.since, first, len(lines) if stop is None else stop, changed.delta)
             done = await update_sliced(previous, snap.serial, changed, build, len(lines))
-            kept = parts.get(snap.uri)
-            # Other requests ran while this one yielded: keep the newest answer (closed: keep nothing).
-            if server.documents.get(snap.uri) is not None and (kept is None or kept.serial <= done.serial):
-                parts[snap.uri] = done
+            parts.keep(snap, done)
             return done
 
         @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
         @guarded(server)
         async def folding_range(params: types.FoldingRangeParams) -> list[types.FoldingRange] | Prerendered | None:
-            async with self.building(params.text_document.uri):
+            async with parts.building(params.text_document.uri):
                 return await answer(params)
 
         async def answer(params: types.FoldingRangeParams) -> list[types.FoldingRange] | Prerendered | None:

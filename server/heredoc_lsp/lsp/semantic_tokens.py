@@ -22,7 +22,7 @@ from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import column_to_client, from_client
 from heredoc_lsp.lsp.protocol import Prerendered
-from heredoc_lsp.lsp.splice import Building, in_slices
+from heredoc_lsp.lsp.splice import View, in_slices
 from heredoc_lsp.lsp.wire import compact_json
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.navigation.tokens import TOKEN_MODIFIERS, TOKEN_TYPES, tokens
@@ -164,8 +164,7 @@ class SemanticTokensFeature(Feature):
 
     def __init__(self, server: Server) -> None:
         super().__init__(server)
-        self.last: dict[str, Encoded] = {}  # the last full answer per document
-        self.building = Building()
+        self.last: View[Encoded] = server.views.view()  # the last full answer per document
 
     def initialize(self, params: types.InitializeParams) -> None:
         if not self.server.client.semantic_tokens:
@@ -179,10 +178,6 @@ class SemanticTokensFeature(Feature):
         # Configured command names are highlighted: a new configuration can change tokens of unchanged text.
         if self.server.client.semantic_tokens_refresh:
             self.server.workspace_semantic_tokens_refresh(None)
-
-    def closed(self, uri: str) -> None:
-        self.last.pop(uri, None)
-        self.building.forget(uri)
 
     def register(self) -> None:
         """The handlers are declared at ``initialize``, for clients that ask for semantic tokens."""
@@ -214,10 +209,9 @@ class SemanticTokensFeature(Feature):
             snap: Snapshot,
         ) -> tuple[Encoded, Encoded | None, list[types.SemanticTokensEdit] | None]:
             """(the tokens of ``snap``, the previous answer, the edits from it when known)."""
-            hit = last.get(snap.uri)
+            hit, changed = last.plan(snap)
             if hit is not None and hit.serial == snap.serial:
                 return hit, None, None
-            changed = None if hit is None else server.analyses.changes_since(snap, hit.serial)
             if hit is not None and changed is not None and isinstance(snap.tree, CliScript):
                 window = (
                     tokens(snap.language, snap.lines, snap.tree, snap.config.commands, changed.start, changed.stop - 1)
@@ -225,22 +219,19 @@ class SemanticTokensFeature(Feature):
                     else []
                 )
                 done, edit = splice(hit, snap.serial, changed, window, snap.lines, server.position_codec)
-                last[snap.uri] = done
+                last.keep(snap, done)
                 return done, hit, [edit] if edit is not None else []
             done = await build(snap)
             if hit is not None and hit.data == done.data:
                 done = replace(done, result_id=hit.result_id)  # same tokens: same resultId
-            kept = last.get(snap.uri)
-            # Other requests ran while this one yielded: keep the newest answer (closed: keep nothing).
-            if server.documents.get(snap.uri) is not None and (kept is None or kept.serial <= done.serial):
-                last[snap.uri] = done
+            last.keep(snap, done)
             return done, hit, None
 
         async def on_full(params: types.SemanticTokensParams) -> Prerendered | None:
             snap = await server.analyses.latest(params.text_document.uri)
             if snap is None:
                 return None
-            async with self.building(snap.uri):
+            async with last.building(snap.uri):
                 done, _, _ = await current(snap)
             return full_json(done)
 
@@ -250,7 +241,7 @@ class SemanticTokensFeature(Feature):
             snap = await server.analyses.latest(params.text_document.uri)
             if snap is None:
                 return None
-            async with self.building(snap.uri):
+            async with last.building(snap.uri):
                 done, previous, edits = await current(snap)
             if done.result_id == params.previous_result_id:
                 return types.SemanticTokensDelta(edits=[], result_id=done.result_id)

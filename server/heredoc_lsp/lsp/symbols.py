@@ -23,7 +23,7 @@ from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import span_to_range
 from heredoc_lsp.lsp.protocol import Prerendered
-from heredoc_lsp.lsp.splice import Building, Parts, json_array, update_sliced
+from heredoc_lsp.lsp.splice import Parts, View, json_array, update_sliced
 from heredoc_lsp.lsp.wire import range_text
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.navigation.outline import Symbol, cli_outline, outline
@@ -76,18 +76,12 @@ class SymbolsFeature(Feature):
 
     def __init__(self, server: Server) -> None:
         super().__init__(server)
-        self.cache: dict[str, tuple[int, bool, Result]] = {}
-        self.parts: dict[str, tuple[Parts[str], str]] = {}  # per document: the symbols and their JSON array
-        self.building = Building()
-
-    def closed(self, uri: str) -> None:
-        self.cache.pop(uri, None)
-        self.parts.pop(uri, None)
-        self.building.forget(uri)
+        self.answers: View[Result] = server.views.view()  # per document and tree_wanted: the last answer
+        self.parts: View[tuple[Parts[str], str]] = server.views.view()  # the .cli symbols and their JSON array
 
     def register(self) -> None:
         server = self.server
-        cache = self.cache
+        answers = self.answers
         parts = self.parts
 
         async def cli_tree(snap: Snapshot) -> Prerendered:
@@ -101,23 +95,19 @@ class SymbolsFeature(Feature):
                 WORK["symbols"] += len(symbols)
                 return [s.span.start_line for s in symbols], [symbol_text(codec, lines, s) for s in symbols]
 
-            previous = parts.get(snap.uri)
-            changed = None if previous is None else server.analyses.changes_since(snap, previous[0].serial)
+            previous, changed = parts.plan(snap)
             done = await update_sliced(
                 None if previous is None else previous[0], snap.serial, changed, build, len(lines)
             )
             text = json_array(done, previous, changed)
-            kept = parts.get(snap.uri)
-            # Other requests ran while this one yielded: keep the newest answer (closed: keep nothing).
-            if server.documents.get(snap.uri) is not None and (kept is None or kept[0].serial <= done.serial):
-                parts[snap.uri] = (done, text)
+            parts.keep(snap, (done, text))
             return Prerendered(text)
 
         @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
         @guarded(server)
         async def document_symbol(params: types.DocumentSymbolParams) -> Result | None:
             uri = params.text_document.uri
-            async with self.building(uri):
+            async with parts.building(uri):
                 return await answer(uri)
 
         async def answer(uri: str) -> Result | None:
@@ -125,13 +115,13 @@ class SymbolsFeature(Feature):
             if snap is None:
                 return None
             tree_wanted = server.client.hierarchical_symbols
-            hit = cache.get(uri)
-            if hit is not None and hit[0] == snap.serial and hit[1] == tree_wanted:
-                return hit[2]
+            hit = answers.last(snap, tree_wanted)
+            if hit is not None and hit.serial == snap.serial:
+                return hit.value
             result: Result
             if tree_wanted and isinstance(snap.tree, CliScript):
                 result = await cli_tree(snap)
-                cache[uri] = (snap.serial, tree_wanted, result)
+                answers.keep(snap, result, tree_wanted)
                 return result
             symbols = outline(snap.language, snap.lines, snap.tree, snap.config.commands)
             WORK["symbols"] += len(symbols)
@@ -140,5 +130,5 @@ class SymbolsFeature(Feature):
                 result = Prerendered("[" + ",".join(symbol_text(codec, snap.lines, x) for x in symbols) + "]")
             else:
                 result = _flat_symbols(snap.uri, codec, snap.lines, symbols)
-            cache[uri] = (snap.serial, tree_wanted, result)
+            answers.keep(snap, result, tree_wanted)
             return result
