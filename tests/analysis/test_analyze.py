@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from heredoc_lsp.analysis import analyze, analyze_bytes, config_diagnostics, decode_document, default_workspace
+from heredoc_lsp.analysis.core import document_workspace
 from heredoc_lsp.config import Config, parse_config_text
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.cli import CliScript
@@ -119,3 +120,17 @@ def test_default_workspace(tmp_path: Path) -> None:
     config = Config(source=tmp_path / "heredoc-lsp.toml")
     assert default_workspace(tmp_path / "a" / "b" / "reply.inbox", config) == tmp_path
     assert default_workspace(tmp_path / "a" / "reply.inbox") == tmp_path / "a"
+
+
+def test_document_workspace_is_one_rule_for_checks_and_runs(tmp_path: Path) -> None:
+    """The agent layout wins over the editor's folder for a reply; a script's workspace is its folder, else its
+    own directory; an untitled document outside every folder has none."""
+    reply = tmp_path / "proj" / "inbox" / "processed" / "r.txt"
+    assert document_workspace(reply, Language.INBOX, folder=tmp_path) == tmp_path / "proj"
+    script = tmp_path / "proj" / "inbox" / "s.cli"
+    assert document_workspace(script, Language.CLI, folder=tmp_path) == tmp_path
+    assert document_workspace(script, Language.CLI) == tmp_path / "proj" / "inbox"
+    config = Config(source=tmp_path / "heredoc-lsp.toml")
+    assert document_workspace(tmp_path / "a" / "r.inbox", Language.INBOX, config=config) == tmp_path
+    assert document_workspace(None, Language.CLI) is None
+    assert document_workspace(None, Language.CLI, folder=tmp_path) == tmp_path

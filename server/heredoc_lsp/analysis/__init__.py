@@ -4,7 +4,8 @@ Public API:
 
 - :func:`analyze` (text), :func:`analyze_lines` (split lines), :func:`analyze_bytes` (file bytes)
   -> :class:`Analysis` (tree + final diagnostics);
-- :func:`default_workspace` — the workspace root of an inbox reply outside an editor;
+- :func:`document_workspace` — the workspace a document belongs to (:func:`default_workspace`: an inbox reply
+  outside an editor);
 - :func:`decode_document` — bytes -> text, BOM flag and the ``invalid_encoding`` warning;
 - :func:`workspace_diagnostics` — the file-system checks of an inbox reply;
 - suppressions: :func:`parse_directive`, :meth:`Analysis.suppression_edit` (quick fix), :class:`TextEdit`;
@@ -18,7 +19,14 @@ if TYPE_CHECKING:
     from typing import Any
 
     from heredoc_lsp.analysis.config_file import config_diagnostics
-    from heredoc_lsp.analysis.core import Analysis, analyze, analyze_bytes, analyze_lines, default_workspace
+    from heredoc_lsp.analysis.core import (
+        Analysis,
+        analyze,
+        analyze_bytes,
+        analyze_lines,
+        default_workspace,
+        document_workspace,
+    )
     from heredoc_lsp.analysis.decode import DecodedDocument, decode_document
     from heredoc_lsp.analysis.suppress import DIRECTIVE_PREFIX, TextEdit, parse_directive
     from heredoc_lsp.analysis.workspace import workspace_diagnostics
@@ -31,6 +39,7 @@ _WHERE: dict[str, str] = {
     "analyze_bytes": "core",
     "analyze_lines": "core",
     "default_workspace": "core",
+    "document_workspace": "core",
     "DecodedDocument": "decode",
     "decode_document": "decode",
     "DIRECTIVE_PREFIX": "suppress",
@@ -50,6 +59,7 @@ __all__ = [
     "config_diagnostics",
     "decode_document",
     "default_workspace",
+    "document_workspace",
     "parse_directive",
     "workspace_diagnostics",
 ]

@@ -12,6 +12,8 @@ from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity
 from heredoc_lsp.syntax.records import record
 from heredoc_lsp.syntax.text import split_lines
 
+DIRECTIVE_MARK = "heredoc-lsp"  # every suppression directive holds it: a line without it holds none
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -170,9 +172,9 @@ def analyze_lines(
     bodies = tuple(body_diagnostics(lines, tree))
     if may_have_directives is None:
         if directives_in is not None:
-            may_have_directives = "heredoc-lsp" in directives_in
+            may_have_directives = DIRECTIVE_MARK in directives_in
         else:
-            may_have_directives = any("heredoc-lsp" in line for line in lines)
+            may_have_directives = any(DIRECTIVE_MARK in line for line in lines)
     return finish_analysis(
         language,
         lines,
@@ -266,16 +268,33 @@ def analyze_bytes(
 
 
 def default_workspace(path: Path, config: Config | None = None) -> Path:
-    """The workspace root used for an inbox reply outside an editor (``check``, ``parse``).
+    """The workspace root used for an inbox reply outside an editor (``check``, ``parse``, ``agent``): see
+    :func:`document_workspace`."""
+    found = document_workspace(path, Language.INBOX, config=config)
+    assert found is not None
+    return found
 
-    ``<root>/inbox/x.txt`` and ``<root>/inbox/processed/x.txt`` (the agent loop's layout) -> ``<root>``; else the
-    directory of the config file that applies; else the reply's own directory.
+
+def document_workspace(
+    path: Path | None, language: Language, *, folder: Path | None = None, config: Config | None = None
+) -> Path | None:
+    """The workspace a document belongs to, the one rule for the command line and the editor (checks and runs).
+
+    An inbox reply in the agent loop's layout (``<root>/inbox/x.txt``, ``<root>/inbox/processed/x.txt``) belongs
+    to ``<root>``; any other document to ``folder`` (the editor's workspace folder holding it), else to the
+    directory of the config file that applies (when ``config`` is given), else to its own directory. None for a
+    document with no path outside every folder.
     """
-    parent = path.absolute().parent
-    if parent.name == "inbox":
-        return parent.parent
-    if parent.name == "processed" and parent.parent.name == "inbox":
-        return parent.parent.parent
+    if path is not None and language is Language.INBOX:
+        parent = path.absolute().parent
+        if parent.name == "inbox":
+            return parent.parent
+        if parent.name == "processed" and parent.parent.name == "inbox":
+            return parent.parent.parent
+    if folder is not None:
+        return folder
+    if path is None:
+        return None
     if config is not None and config.source is not None:
         return config.source.absolute().parent
-    return parent
+    return path.absolute().parent

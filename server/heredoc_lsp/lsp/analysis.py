@@ -1,10 +1,10 @@
 """The per-document analysis cache: parse once per document version, shared by every feature.
 
 ``server.analyses.get(uri)`` returns a :class:`Snapshot` of the document's *current* version: the parse tree and
-the final diagnostics (suppressions applied, workspace checks included), computed by the analysis core of
-:mod:`heredoc_lsp.analysis`. It is computed at most once per version and configuration; diagnostics, code actions
-and the navigation features all read the same snapshot. ``.cli`` scripts are re-parsed incrementally from the
-nearest safe line before the edit (:mod:`heredoc_lsp.lsp.incremental`).
+the final diagnostics (suppressions applied, workspace checks included), computed by the analysis core's
+:func:`~heredoc_lsp.analysis.incremental.analyze_edit`. It is computed at most once per version and configuration;
+diagnostics, code actions and the navigation features all read the same snapshot. ``.cli`` scripts are re-parsed
+incrementally from the nearest safe line before the edit.
 """
 
 from __future__ import annotations
@@ -18,18 +18,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from heredoc_lsp.analysis.bodies import body_diagnostics
-from heredoc_lsp.analysis.core import Analysis, default_workspace, finish_analysis
-from heredoc_lsp.analysis.workspace import workspace_diagnostics
+from heredoc_lsp.analysis.core import Analysis, document_workspace
+from heredoc_lsp.analysis.incremental import Analysed, analyze_edit
 from heredoc_lsp.languages import Language
 from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit
-from heredoc_lsp.lsp.incremental import directive_lines, reanalyze_cli
 from heredoc_lsp.lsp.work import WORK
-from heredoc_lsp.syntax.cli import parse_cli
-from heredoc_lsp.syntax.inbox import parse_inbox
-from heredoc_lsp.syntax.outbox import parse_outbox
-from heredoc_lsp.syntax.params import parse_params
-from heredoc_lsp.syntax.reply_shape import prompt_tree
 
 if TYPE_CHECKING:
     from heredoc_lsp.config import Config
@@ -116,61 +109,6 @@ def _newline_of(doc: Document) -> str:
     return doc.endings[0] if doc.endings and doc.endings[0] else "\n"
 
 
-def finish(
-    language: Language,
-    lines: Sequence[str],
-    tree: Any,
-    found: list[Diagnostic],
-    newline: str,
-    workspace: Path | None,
-    has_directive: bool,
-    bodies: Sequence[Diagnostic] = (),
-) -> Analysis:
-    """Apply suppressions and build the core's Analysis (the core's own tail of ``analyze``)."""
-    return finish_analysis(
-        language,
-        lines,
-        tree,
-        found,
-        newline=newline,
-        workspace=workspace,
-        may_have_directives=has_directive,
-        bodies=bodies,
-    )
-
-
-def analyze_lines(
-    language: Language,
-    lines: Sequence[str],
-    config: Config,
-    newline: str,
-    workspace: Path | None,
-    maybe_directives: bool = True,
-) -> tuple[Analysis, tuple[int, ...]]:
-    """The core analysis of already split lines (``analysis.core.analyze`` without joining and re-splitting), and
-    the lines that may hold suppression directives (``maybe_directives=False``: known to have none)."""
-    lines = tuple(lines)
-    found: list[Diagnostic] = []
-    tree: Any
-    if language is Language.CLI:
-        tree = parse_cli(lines, config.commands, config.compat, shell=config.shell)
-    elif language is Language.INBOX:
-        tree = parse_inbox(lines)
-        prompt = prompt_tree(list(lines), tree)  # as analysis.core does: a pasted prompt is one diagnostic
-        if prompt is not None:
-            tree = prompt
-        elif workspace is not None:
-            found.extend(workspace_diagnostics(tree, workspace))
-    elif language is Language.OUTBOX:
-        tree = parse_outbox(lines)
-    else:
-        tree = parse_params(lines, None)
-    found.extend(tree.diagnostics)
-    bodies = body_diagnostics(lines, tree)
-    directives = directive_lines(lines) if maybe_directives else ()
-    return finish(language, lines, tree, found, newline, workspace, bool(directives), bodies), directives
-
-
 class ConfigSource(Protocol):
     """What the analyses read of the settings: the configuration of a document and its workspace folder."""
 
@@ -233,10 +171,12 @@ class Analyses:
         return self._snapshots.get(DocumentStore.key(uri))
 
     def workspace_for(self, doc: Document, config: Config) -> Path | None:
-        root = self.settings.workspace_root_for(doc.path)
-        if root is None and doc.path is not None and doc.language is Language.INBOX:
-            root = default_workspace(Path(doc.path), config)
-        return root
+        """The root an inbox reply's paths are checked against (:func:`~heredoc_lsp.analysis.core.document_workspace`);
+        for other documents the workspace folder holding them."""
+        folder = self.settings.workspace_root_for(doc.path)
+        if doc.language is not Language.INBOX:
+            return folder
+        return document_workspace(Path(doc.path) if doc.path else None, doc.language, folder=folder, config=config)
 
     def get(self, uri: str) -> Snapshot | None:
         """The snapshot of the document's current version (None when it is not open or not one of ours)."""
@@ -261,30 +201,31 @@ class Analyses:
             snap = self._snapshots[key] = replace(snap, generation=generation)
             return snap
         edit = self._pending.pop(key, None)
-        result: tuple[Analysis, tuple[int, ...]] | None = None
-        changed: Changed | None = None
-        if (
-            snap is not None
-            and edit is not None
-            and snap.generation == generation
-            and doc.language is Language.CLI
-            and snap.language is Language.CLI
-        ):
-            reanalysed = reanalyze_cli(snap.analysis, doc, edit, config, workspace, snap.directives)
-            if reanalysed is not None:
-                self.incremental_parses += 1
-                analysis, directives, reparse = reanalysed
-                result = analysis, directives
-                if not _touches(snap.directives, directives, edit):
-                    # (an edited suppression directive may change diagnostics anywhere: then nothing is known)
-                    changed = Changed(snap.serial, reparse.resume, reparse.stop, reparse.delta)
-        if result is None:
+        previous = None
+        if snap is not None and snap.generation == generation and snap.language is doc.language:
+            previous = Analysed(snap.analysis, snap.directives)
+        analysed = analyze_edit(
+            tuple(doc.lines),
+            doc.language,
+            config,
+            newline=_newline_of(doc),
+            workspace=workspace,
+            previous=previous,
+            edit=edit,
             # Fresh from didOpen (or a full replacement), the document knows whether its text mentions directives.
-            hint = doc.maybe_directives if doc.revision == 0 else True
-            result = analyze_lines(doc.language, doc.lines, config, _newline_of(doc), workspace, hint)
+            maybe_directives=doc.maybe_directives if doc.revision == 0 else True,
+        )
+        analysis, directives, reparse = analysed.analysis, analysed.directives, analysed.reparse
+        changed: Changed | None = None
+        if reparse is None:
             self.full_parses += 1
             WORK["full_parses"] += 1
-        analysis, directives = result
+        else:
+            self.incremental_parses += 1
+            WORK["lines_scanned"] += reparse.scanned
+            if snap is not None and edit is not None and not _touches(snap.directives, directives, edit):
+                # (an edited suppression directive may change diagnostics anywhere: then nothing is known)
+                changed = Changed(snap.serial, reparse.resume, reparse.stop, reparse.delta)
         snap = Snapshot(
             uri=doc.uri,
             version=doc.version,

@@ -14,7 +14,9 @@ computed for. A pull is answered from the current text at request time; the same
 
 This is the one publisher: a push or a pull report holds the snapshot's diagnostics and every feature's
 :meth:`~heredoc_lsp.lsp.feature.Feature.diagnostics` for the document (e.g. ``run_failed`` from the run feature;
-a feature calls ``server.diagnostics_changed(uri)`` when they change without an edit).
+a feature calls ``server.diagnostics_changed(uri)`` when they change without an edit). Files that are no analysed
+document get every feature's :meth:`~heredoc_lsp.lsp.feature.Feature.file_diagnostics` (a configuration file's
+problems, from the settings), pushed to every client whether it pulls or not.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ class DiagnosticsFeature(Feature):
         super().__init__(server)
         self.push = True
         self.pull = False
-        self._scheduled: dict[str, None] = {}  # ordered set of URIs waiting for a push
+        self._scheduled: dict[str, str] = {}  # document key -> URI, in the order they wait for a push
         self._flush_handle: asyncio.Handle | None = None
         self._parts: View[Parts[str]] = server.views.view()  # per document and (related, data)
         self._related_push = True
@@ -113,9 +115,6 @@ class DiagnosticsFeature(Feature):
         if self.push:
             self.schedule(doc.uri)
 
-    def _is_config(self, doc: Document) -> bool:
-        return doc.language is None and self.server.settings.is_config_file(doc.path)
-
     def closed(self, uri: str) -> None:
         key = DocumentStore.key(uri)
         self._scheduled.pop(key, None)
@@ -132,6 +131,10 @@ class DiagnosticsFeature(Feature):
         self._refresh_pulls()
 
     def diagnostics_changed(self, uri: str) -> None:
+        doc = self.server.documents.get(uri)
+        if doc is None or doc.language is None:
+            self.schedule(uri)  # a file's own diagnostics (a config file's problems) are pushed to every client
+            return
         key = DocumentStore.key(uri)
         self._contributed[key] = self._contributed.get(key, 0) + 1
         if self.push:
@@ -148,7 +151,7 @@ class DiagnosticsFeature(Feature):
     # -- push --------------------------------------------------------------------------------------------------
     def schedule(self, uri: str) -> None:
         """Publish the diagnostics of ``uri`` soon (once, however many changes arrive before then)."""
-        self._scheduled[DocumentStore.key(uri)] = None
+        self._scheduled[DocumentStore.key(uri)] = uri
         if not self.server.settings.ready:
             if not self._waiting_for_settings:
                 self._waiting_for_settings = True
@@ -170,25 +173,25 @@ class DiagnosticsFeature(Feature):
         self._flush_handle = None
         while self._scheduled:
             key = next(iter(self._scheduled))
-            del self._scheduled[key]
+            uri = self._scheduled.pop(key)
             try:
-                self._publish(key)
+                self._publish(key, uri)
             except Exception:
                 log.exception("publishing diagnostics for %s failed", key)
                 self.server.log_to_client(f"heredoc-lsp: could not check {key}; see the server log")
 
-    def _publish(self, key: str) -> None:
+    def _publish(self, key: str, uri: str) -> None:
         doc = self.server.documents.get(key)
-        if doc is None:
-            return
-        if doc.language is None:
-            if not self._is_config(doc) or self.server.protocol.writer is None:
+        if doc is None or doc.language is None:
+            found = self._file(uri)
+            if found is None or self.server.protocol.writer is None:
                 return  # not one of ours: publish nothing rather than an empty list
-            self.published_versions[key] = doc.version
+            version = None
+            if doc is not None:
+                uri, version = doc.uri, doc.version
+                self.published_versions[key] = version
             self.server.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(
-                    uri=doc.uri, version=doc.version, diagnostics=self.server.settings.open_config_diagnostics(doc)
-                )
+                types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=found)
             )
             return
         snap = self.server.analyses.get(doc.uri)
@@ -212,14 +215,18 @@ class DiagnosticsFeature(Feature):
         uri = params.text_document.uri
         snap = self.server.analyses.get(uri)
         if snap is None:
-            doc = self.server.documents.get(uri)
-            items = self.server.settings.open_config_diagnostics(doc) if doc and self._is_config(doc) else []
-            return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=None)
+            return types.RelatedFullDocumentDiagnosticReport(items=self._file(uri) or [], result_id=None)
         result_id = f"{snap.serial}.{self._contributed.get(DocumentStore.key(uri), 0)}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         texts = self.merged(snap, related=self._related_pull, data=self._data_pull)
         return Prerendered(f'{{"kind":"full","resultId":{json.dumps(result_id)},"items":[{",".join(texts)}]}}')
+
+    def _file(self, uri: str) -> list[types.Diagnostic] | None:
+        """Every feature's :meth:`~heredoc_lsp.lsp.feature.Feature.file_diagnostics` for ``uri`` (None: no feature
+        has any: not a file of ours)."""
+        found = [d for d in self.server.each(lambda f: f.file_diagnostics(uri), "file_diagnostics") if d is not None]
+        return None if not found else [d for part in found for d in part]
 
     # -- conversion --------------------------------------------------------------------------------------------
     def merged(self, snap: Snapshot, *, related: bool, data: bool) -> list[str]:

@@ -6,7 +6,8 @@ notifications it sends); only :mod:`heredoc_lsp.lsp.server` knows the concrete s
 
 A feature is constructed with the server, declares its LSP handlers in :meth:`Feature.register`, hears the
 document lifecycle through the no-op methods it overrides, and contributes to other features through plain methods
-with empty defaults: diagnostics for a document (merged by the one publisher, :mod:`heredoc_lsp.lsp.diagnostics`),
+with empty defaults: diagnostics for a document or another file (published by the one publisher,
+:mod:`heredoc_lsp.lsp.diagnostics`),
 code actions for a range (:mod:`heredoc_lsp.lsp.code_actions`), hover parts for a position
 (:mod:`heredoc_lsp.lsp.hover`) and code lenses (:mod:`heredoc_lsp.lsp.code_lens`). The server calls them over
 ``server.features``, in the order of :data:`heredoc_lsp.lsp.server.FEATURES`.
@@ -62,8 +63,6 @@ class Settings(Protocol):
     def config_for(self, doc: Document) -> Config: ...
     def workspace_root_for(self, path: str | None) -> Path | None: ...
     def workspace_roots(self) -> list[Path]: ...
-    def is_config_file(self, path: str | None) -> bool: ...
-    def open_config_diagnostics(self, doc: Document) -> list[types.Diagnostic]: ...
 
 
 class Server(Protocol):
@@ -161,6 +160,11 @@ class Feature:
     def diagnostics(self, snap: Snapshot) -> Sequence[Diagnostic]:
         """Diagnostics of this feature for the snapshot, published with the syntax ones (push and pull)."""
         return ()
+
+    def file_diagnostics(self, uri: str) -> list[types.Diagnostic] | None:
+        """Diagnostics of a file that is no analysed document (a configuration file, open in the editor or not), or
+        None when this feature has none for it; published by the same publisher."""
+        return None
 
     def code_action_kinds(self) -> Sequence[str]:
         """The code action kinds :meth:`code_actions` returns (advertised at ``initialize``)."""

@@ -124,7 +124,7 @@ class SettingsManager(Feature):
         self._effective: dict[Path | None, Config] = {}
         self._by_document: dict[str | None, tuple[int, Config]] = {}  # path -> (generation, config)
         self._roots: dict[str | None, Path | None] = {}
-        self._published_config_uris: set[str] = set()
+        self._config_problems: dict[str, list[types.Diagnostic]] = {}  # per config file URI (empty: cleared)
         self._signature: _Signature = ()
         self._poll_task: asyncio.Task[None] | None = None
         self._reported_settings: tuple[str, ...] = ()
@@ -389,8 +389,10 @@ class SettingsManager(Feature):
     def _publish_config_problems(
         self, path: Path, error: ConfigError | None, ignored: tuple[IgnoredSetting, ...] = ()
     ) -> None:
+        """Keep the problems of the config file at ``path`` (none: clear what was shown) for the publisher
+        (:meth:`file_diagnostics`)."""
         uri = path.as_uri()
-        if error is None and not ignored and uri not in self._published_config_uris:
+        if error is None and not ignored and not self._config_problems.get(uri):
             return
         diagnostics: list[types.Diagnostic] = []
         if error is not None or ignored:
@@ -402,25 +404,21 @@ class SettingsManager(Feature):
             codec = self.server.position_codec
             found = error_diagnostics(text, error) if error is not None else ignored_diagnostics(ignored)
             diagnostics = [to_lsp(uri, lines, codec, d) for d in found]
-            self._published_config_uris.add(uri)
-        else:
-            self._published_config_uris.discard(uri)
-        if self.server.protocol.writer is not None:
-            self.server.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
-            )
+        self._config_problems[uri] = diagnostics
+        self.server.diagnostics_changed(uri)
 
     def is_config_file(self, path: str | None) -> bool:
         return path is not None and Path(path).name in (CONFIG_FILE_NAME, PYPROJECT_FILE_NAME)
 
-    def open_config_diagnostics(self, doc: Document) -> list[types.Diagnostic]:
-        """The problems of a config file open in the editor, from its current (maybe unsaved) text. The config in
-        use stays the saved file's until it is saved."""
-        assert doc.path is not None
-        text = doc.text()
-        codec = self.server.position_codec
-        found = config_diagnostics(text, Path(doc.path), self.user_config(), self.effective_settings())
-        return [to_lsp(doc.uri, doc.lines, codec, d) for d in found]
+    def file_diagnostics(self, uri: str) -> list[types.Diagnostic] | None:
+        """A config file's problems: for one open in the editor, from its current (maybe unsaved) text (the config
+        in use stays the saved file's until it is saved); else those of the file on disk, once found."""
+        doc = self.server.documents.get(uri)
+        if doc is not None and doc.language is None and self.is_config_file(doc.path):
+            assert doc.path is not None
+            found = config_diagnostics(doc.text(), Path(doc.path), self.user_config(), self.effective_settings())
+            return [to_lsp(doc.uri, doc.lines, self.server.position_codec, d) for d in found]
+        return self._config_problems.get(uri)
 
     # -- watching ----------------------------------------------------------------------------------------------
     def _watched_paths(self) -> list[Path]:

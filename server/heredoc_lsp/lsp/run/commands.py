@@ -39,6 +39,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from heredoc_lsp.analysis.core import document_workspace
 from heredoc_lsp.executor.agent import AGENT_DIRS, AgentPaths
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.files import FileOpError, Workspace
@@ -243,16 +244,11 @@ class RunCommands:
 
     def _workspace(self, doc: Document, snap: Snapshot) -> Path:
         settings = self.server.settings
-        root = settings.workspace_root_for(doc.path)
-        if snap.language is Language.INBOX and doc.path is not None:
-            parent = Path(doc.path).parent
-            if parent.name == "inbox" or (parent.name == "processed" and parent.parent.name == "inbox"):
-                # The agent loop's layout: the reply belongs to the agent root (sessions/, outbox/).
-                return parent.parent if parent.name == "inbox" else parent.parent.parent
-        if root is not None:
-            return root
-        if doc.path is not None:
-            return Path(doc.path).parent
+        found = document_workspace(
+            Path(doc.path) if doc.path else None, snap.language, folder=settings.workspace_root_for(doc.path)
+        )
+        if found is not None:
+            return found
         roots = settings.workspace_roots()
         if len(roots) == 1:
             return roots[0]
