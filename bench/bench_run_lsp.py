@@ -27,10 +27,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "run_lsp.md"
-sys.path.insert(0, str(ROOT / "tests" / "lsp_run"))
+sys.path.insert(0, str(ROOT / "tests" / "lsp"))
 
 from lsprotocol import types  # noqa: E402
-from run_harness import CONFIG, RunClient, initialize  # noqa: E402
+from lsp_harness import CONFIG, RecordingClient, initialize  # noqa: E402
 
 
 def script(commands: int) -> str:
@@ -53,16 +53,16 @@ async def main(runs: int, sizes: list[int]) -> str:
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     root = Path(tempfile.mkdtemp(prefix="bench-run-"))
     client = await CONFIG.start()
-    assert isinstance(client, RunClient)
+    assert isinstance(client, RecordingClient)
     await initialize(client, "nvim-0.11", root, {"executor": {"confirm": "never"}})
-    uri = client.open("true\n", name="one.cli")
+    uri = client.open_file("true\n", name="one.cli")
     lens = await client.lens(uri, 0, "▶ Run")
     first = await timed(client.execute(lens.command))
     run_ms = [await timed(client.execute(lens.command)) for _ in range(runs)]
 
     rows = []
     for commands in sizes:
-        big = client.open(script(commands), name=f"big{commands}.cli")
+        big = client.open_file(script(commands), name=f"big{commands}.cli")
         await client.lenses(big)
         lens_ms = []
         for i in range(5):

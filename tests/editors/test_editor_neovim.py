@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from editors_harness import NVIM_012, NVIM_07, run_nvim
+from editors_harness import NVIM_012, NVIM_07, run_nvim, snippet
 
 TEXT = "echo start\né😀 cat <<EOF\nbody é😀\n"
 # Neovim columns are byte offsets: "é😀 cat <<" is 2 + 4 + 5 + 2 = 13 bytes, the marker "EOF" 3 more.
@@ -32,7 +32,7 @@ def test_unclosed_heredoc_shown_and_fixed(
     (workspace / "heredoc-lsp.toml").write_text("", encoding="utf-8")
     file = workspace / "script.cli"
     file.write_text(TEXT, encoding="utf-8")
-    result = run_nvim(nvim, config, workspace, file, FIX, tmp_path / "home")
+    result = run_nvim(nvim, snippet(config), workspace, tmp_path / "home", "quickfix", file=str(file), fix=FIX)
     assert result.get("error") is None, result
     assert result["filetype"] == "cli-script"
     assert result["offset_encoding"] == encoding
@@ -77,7 +77,16 @@ def test_the_cli_lints_are_shown_and_early_close_is_fixed(tmp_path: Path, nvim: 
     (workspace / "heredoc-lsp.toml").write_text("", encoding="utf-8")
     file = workspace / "lints.cli"
     file.write_text(LINTS, encoding="utf-8")
-    result = run_nvim(nvim, config, workspace, file, EARLY_CLOSE_FIX, tmp_path / "home", left=len(LINT_CODES) - 1)
+    result = run_nvim(
+        nvim,
+        snippet(config),
+        workspace,
+        tmp_path / "home",
+        "quickfix",
+        file=str(file),
+        fix=EARLY_CLOSE_FIX,
+        left=len(LINT_CODES) - 1,
+    )
     assert result.get("error") is None, result
     assert sorted((d["lnum"], d["code"]) for d in result["before"]) == LINT_CODES, result
     early = next(d for d in result["before"] if d["code"] == "early_close")

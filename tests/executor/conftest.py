@@ -60,8 +60,9 @@ def unique_sleep() -> str:
     return f"{random.randint(1000, 9999)}.{random.randint(100000, 999999)}"
 
 
-def processes_with(marker: str) -> list[int]:
-    """Live processes whose command line contains ``marker``."""
+def processes_with(marker: str, parent: int | None = None) -> list[int]:
+    """Live processes whose command line (arguments joined by spaces) contains ``marker`` (children of ``parent``
+    only, when given): the one /proc scanner of the tests."""
     found = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -70,8 +71,10 @@ def processes_with(marker: str) -> list[int]:
             with open(f"/proc/{name}/cmdline", "rb") as f:
                 cmdline = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
             with open(f"/proc/{name}/stat", "rb") as f:
-                state = f.read().rsplit(b")", 1)[1].split()[0]
-        except OSError:
+                state, ppid = f.read().rsplit(b")", 1)[1].split()[:2]
+        except (OSError, ValueError):
+            continue
+        if parent is not None and int(ppid) != parent:
             continue
         if marker in cmdline and state not in (b"Z", b"X") and int(name) != os.getpid():
             found.append(int(name))

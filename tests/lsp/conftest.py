@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_lsp
-from lsp_harness import CONFIG, PROFILES, RecordingClient, initialize
+from lsp_harness import client_fixture
 
-
-@pytest_lsp.fixture(config=CONFIG, scope="module", params=list(PROFILES))
-async def client(lsp_client: RecordingClient, request: pytest.FixtureRequest) -> AsyncIterator[None]:
-    """One server per profile and test module; tests open documents with unique names."""
-    root = request.getfixturevalue("module_root")
-    await initialize(lsp_client, request.param, root)
-    yield
-    await lsp_client.shutdown_session()
+__all__ = ["client_fixture", "module_root"]
 
 
 WORKSPACE_CONFIG = """\

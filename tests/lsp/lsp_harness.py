@@ -10,6 +10,13 @@ nvim-0.11      UTF-8      pull        changes                         Neovim 0.1
 nvim-0.10      UTF-16     pull        changes                         Neovim 0.10.0
 eglot          UTF-32     push        documentChanges                 Emacs 29.1 eglot (no pull)
 =============  =========  ==========  ==============================  ==========================
+
+This is the one LSP client of the tests (``tests/lsp/``, ``tests/lsp/nav/``, ``tests/lsp/run/``): one client
+class, :func:`client_fixture` (the ``client`` fixture of tests/lsp/conftest.py, in the folder's ``module_root``)
+and :func:`session` for a server of a test's own. The client records every diagnostics push (with its version),
+applied edit and registration; it answers ``window/showMessageRequest`` from a queue (``client.answers``; ``None``
+dismisses), records the questions, the progress (pytest-lsp's ``progress_reports``), shown messages and
+``workspace/codeLens/refresh`` requests.
 """
 
 from __future__ import annotations
@@ -17,14 +24,19 @@ from __future__ import annotations
 import asyncio
 import itertools
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
+import pytest
+import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES
+
+from heredoc_lsp.lsp.documents import split_with_endings
 
 SERVER_COMMAND = [sys.executable, "-m", "heredoc_lsp", "lsp"]
 PROFILES: dict[str, str] = {
@@ -34,7 +46,8 @@ PROFILES: dict[str, str] = {
     "eglot": "emacs",
 }
 ENCODINGS = {"vscode": "utf-16", "nvim-0.11": "utf-8", "nvim-0.10": "utf-16", "eglot": "utf-32"}
-TIMEOUT = 15.0
+TIMEOUT = 20.0
+RUN = "▶ Run"
 
 
 def units(text: str, encoding: str) -> int:
@@ -57,6 +70,9 @@ class RecordingClient(LanguageClient):
         self.publishes: list[types.PublishDiagnosticsParams] = []
         self.applied_edits: list[types.WorkspaceEdit] = []
         self.registrations: list[types.Registration] = []
+        self.answers: list[str | None] = []  # answers to window/showMessageRequest, in order (None: dismissed)
+        self.questions: list[types.ShowMessageRequestParams] = []
+        self.lens_refreshes = 0
         self.versions: dict[str, int] = {}
         self._published = asyncio.Event()
         self._names = itertools.count(1)
@@ -96,6 +112,15 @@ class RecordingClient(LanguageClient):
         )
         return uri
 
+    def open_file(
+        self, text: str, name: str | None = None, suffix: str = ".cli", language_id: str = "cli-script"
+    ) -> str:
+        """:meth:`open` a document that is also written to disk (runs need a file in the workspace)."""
+        path = self.root / (name or f"doc{next(self._names)}{suffix}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return self.open(text, language_id=language_id, name=str(path.relative_to(self.root)))
+
     def change(self, uri: str, *changes: types.TextDocumentContentChangeEvent) -> int:
         version = self.versions[uri] + 1
         self.versions[uri] = version
@@ -111,6 +136,10 @@ class RecordingClient(LanguageClient):
         """One incremental change; positions already in client units."""
         rng = types.Range(start=types.Position(*start), end=types.Position(*end))
         return self.change(uri, types.TextDocumentContentChangePartial(range=rng, text=text))
+
+    def replace_all(self, uri: str, text: str) -> int:
+        """One whole-document change."""
+        return self.change(uri, types.TextDocumentContentChangeWholeDocument(text=text))
 
     def close(self, uri: str) -> None:
         self.text_document_did_close(
@@ -149,6 +178,93 @@ class RecordingClient(LanguageClient):
             return list(report.items)
         return await self.wait_publish(uri, self.versions[uri])
 
+    async def shown_diagnostics(self, uri: str) -> list[types.Diagnostic]:
+        """What the editor shows for ``uri`` now: a fresh pull report, or the last push (without waiting)."""
+        if self.pulls:
+            return await self.diagnostics_of(uri)
+        last = self.last_push(uri)
+        return list(last.diagnostics) if last is not None else []
+
+    async def run_diagnostics(self, uri: str) -> list[types.Diagnostic]:
+        """The run_failed diagnostics the editor shows for ``uri``."""
+        return [d for d in await self.shown_diagnostics(uri) if d.code == "run_failed"]
+
+    def last_push(self, uri: str) -> types.PublishDiagnosticsParams | None:
+        return next((p for p in reversed(self.publishes) if p.uri == uri), None)
+
+    # -- requests ----------------------------------------------------------------------------------------------
+    async def lenses(self, uri: str) -> list[types.CodeLens]:
+        found = await self.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+        return list(found or [])
+
+    async def lens_titles(self, uri: str) -> list[tuple[int, str]]:
+        return [(lens.range.start.line, lens.command.title if lens.command else "") for lens in await self.lenses(uri)]
+
+    async def lens(self, uri: str, line: int, title: str) -> types.CodeLens:
+        for lens in await self.lenses(uri):
+            if lens.range.start.line == line and lens.command is not None and lens.command.title == title:
+                return lens
+        raise AssertionError(f"no lens {title!r} on line {line}: {await self.lens_titles(uri)}")
+
+    async def execute(self, command: types.Command | None, timeout: float = TIMEOUT) -> Any:
+        assert command is not None
+        return await asyncio.wait_for(
+            self.workspace_execute_command_async(
+                types.ExecuteCommandParams(command=command.command, arguments=command.arguments)
+            ),
+            timeout,
+        )
+
+    async def actions(self, uri: str, line: int, only: list[str] | None = None) -> list[types.CodeAction]:
+        """The code actions at the start of ``line``."""
+        rng = types.Range(start=types.Position(line, 0), end=types.Position(line, 0))
+        found = await self.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                range=rng,
+                context=types.CodeActionContext(diagnostics=[], only=only),
+            )
+        )
+        return [a for a in found or [] if isinstance(a, types.CodeAction)]
+
+    async def hover_text(self, uri: str, line: int, character: int = 0) -> str | None:
+        found = await self.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line, character)
+            )
+        )
+        if found is None:
+            return None
+        contents = found.contents
+        assert isinstance(contents, types.MarkupContent)
+        return contents.value
+
+    # -- waiting -----------------------------------------------------------------------------------------------
+    async def wait_for(self, predicate: Callable[[], Any], timeout: float = TIMEOUT) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            value = predicate()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError("condition not met in time")
+            await asyncio.sleep(0.02)
+
+    async def wait_for_value(
+        self, fetch: Callable[[], Awaitable[Any]], accept: Callable[[Any], bool], timeout: float = TIMEOUT
+    ) -> Any:
+        """Call ``fetch`` until ``accept`` likes its value (settings and results arrive asynchronously)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = await fetch()
+            if accept(value):
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"last value not accepted: {value!r}")
+            await asyncio.sleep(0.05)
+
 
 def _make_client() -> RecordingClient:
     client = RecordingClient()
@@ -164,15 +280,46 @@ def _make_client() -> RecordingClient:
     def register_capability(client: RecordingClient, params: types.RegistrationParams) -> None:
         client.registrations.extend(params.registrations)
 
+    def question(client: RecordingClient, params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
+        client.questions.append(params)
+        answer = client.answers.pop(0) if client.answers else None
+        return None if answer is None else types.MessageActionItem(title=answer)
+
+    def lens_refresh(client: RecordingClient, params: None) -> None:
+        client.lens_refreshes += 1
+
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
     features[types.WORKSPACE_APPLY_EDIT] = apply_edit
     features[types.CLIENT_REGISTER_CAPABILITY] = register_capability
+    features[types.WINDOW_SHOW_MESSAGE_REQUEST] = question
+    features[types.WORKSPACE_CODE_LENS_REFRESH] = lens_refresh
     for method, fn in features.items():
         client.feature(method)(fn)
+    converter = client.protocol._converter
+
+    # lsprotocol's client-side hook reads any object with a "command" key as a Command, so a CodeAction that
+    # carries a command would come back as a Command with its dict as the command name.
+    def command_or_action(obj: Any, _: type) -> types.Command | types.CodeAction:
+        if isinstance(obj.get("command"), str):
+            return converter.structure(obj, types.Command)
+        return converter.structure(obj, types.CodeAction)
+
+    converter.register_structure_hook(types.Command | types.CodeAction, command_or_action)
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], command_or_action)  # noqa: UP007
     return client
 
 
 CONFIG = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=_make_client)
+
+
+@pytest_lsp.fixture(config=CONFIG, scope="module", params=list(PROFILES), name="client")
+async def client_fixture(lsp_client: RecordingClient, request: pytest.FixtureRequest) -> AsyncIterator[None]:
+    """One server per profile and test module, in the folder's ``module_root``; tests open documents with unique
+    names (the fixture ``client``, imported by tests/lsp/conftest.py)."""
+    root = request.getfixturevalue("module_root")
+    await initialize(lsp_client, request.param, root)
+    yield
+    await lsp_client.shutdown_session()
 
 
 def capabilities_for(profile: str) -> types.ClientCapabilities:
@@ -247,8 +394,6 @@ def expect_range(client: RecordingClient, lines: Sequence[str], line: int, start
 
 def offset_at(text: str, position: types.Position, encoding: str) -> int:
     """Code-point offset of an LSP position in ``text`` (LSP line model; past the end clamps)."""
-    from heredoc_lsp.lsp.documents import split_with_endings
-
     lines, endings = split_with_endings(text)
     off = 0
     for i in range(min(position.line, len(lines))):

@@ -183,3 +183,18 @@ async def test_closing_clears_pushed_diagnostics(client: RecordingClient) -> Non
         assert [p for p in client.publishes[before:] if p.uri == uri] == []
     else:
         assert await client.wait_publish(uri, None, after=before) == []
+
+
+@pytest.mark.parametrize("folder", ["inbox", "inbox/processed"])
+async def test_a_reply_in_the_agent_layout_is_checked_against_its_agent_root(
+    client: RecordingClient, folder: str
+) -> None:
+    """The editor's folder holds an agent root: a reply in its inbox/ (or inbox/processed/) names paths relative to
+    the agent root, where a run applies it, not to the editor's folder (one rule for both: docs/architecture.md)."""
+    agent = client.root / f"agent-{folder.replace('/', '-')}"
+    agent.mkdir(exist_ok=True)
+    (agent / "é😀 notes.txt").write_text("here\n", encoding="utf-8")
+    text = '[READ_FILE path="é😀 notes.txt"]\n[READ_FILE path="missing.txt"]\n'
+    uri = client.open(text, language_id="agent-inbox", name=f"{agent.name}/{folder}/r.txt")
+    got = await client.diagnostics_of(uri)
+    assert [(d.code, d.range.start.line) for d in got] == [("file_not_found", 1)]

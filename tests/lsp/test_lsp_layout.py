@@ -171,3 +171,39 @@ def test_features_are_declared_once_and_found_by_type() -> None:
     for path in (PACKAGE / "lsp").rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         assert not any(isinstance(n, ast.FunctionDef) and n.name == "register" for n in tree.body), path.name
+
+
+def _attribute_uses(name: str) -> list[str]:
+    """``file:line`` of every ``x.NAME`` in the package."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == name:
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    return found
+
+
+def test_only_the_server_module_knows_the_concrete_server() -> None:
+    """Features see the server through ``feature.Server``: no module of lsp/ but server.py imports lsp.server (not
+    even to annotate), so the features and the server form no import cycle."""
+    offenders = []
+    for path in sorted((PACKAGE / "lsp").rglob("*.py")):
+        if path == PACKAGE / "lsp" / "server.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "heredoc_lsp.lsp.server":
+                offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert offenders == []
+
+
+def test_diagnostics_have_one_publisher() -> None:
+    """Only lsp/diagnostics.py sends textDocument/publishDiagnostics; every other feature (the settings with a
+    configuration file's problems too) contributes to it."""
+    uses = _attribute_uses("text_document_publish_diagnostics") + _attribute_uses("TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS")
+    assert uses and all(use.startswith("lsp/diagnostics.py:") for use in uses), uses
+
+
+def test_incremental_views_keep_their_answers_in_the_view_cache() -> None:
+    """Only the view cache (lsp/splice.py) asks the analyses what changed since a kept answer."""
+    uses = _attribute_uses("changes_since")
+    assert uses and all(use.startswith("lsp/splice.py:") for use in uses), uses

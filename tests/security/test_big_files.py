@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from tests.executor.conftest import processes_with
 
 from lsp.lsp_harness import session
 
@@ -131,20 +132,7 @@ def test_apply_of_edit_file_on_a_huge_file_fails_without_reading_it(
 
 def _server_pid() -> int:
     """The language server this test started (a child of this process running ``heredoc_lsp lsp``)."""
-    me = os.getpid()
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                argv = f.read().split(b"\0")
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == me and b"heredoc_lsp" in argv and b"lsp" in argv:
-            found.append(int(name))
+    found = processes_with("heredoc_lsp lsp", parent=os.getpid())
     assert len(found) == 1, found
     return found[0]
 

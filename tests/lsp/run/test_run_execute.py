@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
-from run_harness import RUN, RunClient
+
+from lsp.lsp_harness import RUN, RecordingClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -18,14 +19,14 @@ NO_VERSION = "the run request names no document version; run it from a current l
 OK_TITLE = re.compile(r"✓ exit 0 · \d+(\.\d+)? s")
 
 
-def unique(client: RunClient, stem: str) -> str:
+def unique(client: RecordingClient, stem: str) -> str:
     """A file name unique in the module's workspace (one server per profile shares it)."""
     return f"{stem}-{client.profile}-{len(client.questions)}-{len(client.progress_reports)}.txt"
 
 
-async def test_a_command_runs_although_the_script_has_an_error_elsewhere(client: RunClient) -> None:
+async def test_a_command_runs_although_the_script_has_an_error_elsewhere(client: RecordingClient) -> None:
     target = unique(client, "whole")
-    uri = client.open(f"echo whole > {target}\ncat <<EOF\nno end\n")
+    uri = client.open_file(f"echo whole > {target}\ncat <<EOF\nno end\n")
     client.answers.append(ASK_RUN)
     result = await client.execute((await client.lens(uri, 0, RUN)).command)
     assert result["status"] == "completed", result
@@ -35,9 +36,9 @@ async def test_a_command_runs_although_the_script_has_an_error_elsewhere(client:
     assert titles[1] == (0, "▶ Run") and OK_TITLE.fullmatch(titles[2][1]), titles
 
 
-async def test_confirmed_run_creates_the_file(client: RunClient) -> None:
+async def test_confirmed_run_creates_the_file(client: RecordingClient) -> None:
     target = unique(client, "made")
-    uri = client.open(f"# make a file\necho hello > {target}\n")
+    uri = client.open_file(f"# make a file\necho hello > {target}\n")
     name = uri.rsplit("/", 1)[-1]
     asked = len(client.questions)
     client.answers.append(ASK_RUN)
@@ -71,9 +72,9 @@ async def test_confirmed_run_creates_the_file(client: RunClient) -> None:
     assert (client.lens_refreshes > 0) == bool(lens_caps and lens_caps.refresh_support)
 
 
-async def test_declined_or_dismissed_runs_nothing(client: RunClient) -> None:
+async def test_declined_or_dismissed_runs_nothing(client: RecordingClient) -> None:
     target = unique(client, "declined")
-    uri = client.open(f"echo no > {target}\n")
+    uri = client.open_file(f"echo no > {target}\n")
     for answer in (ASK_CANCEL, None):
         client.answers.append(answer)
         result = await client.execute((await client.lens(uri, 0, RUN)).command)
@@ -82,9 +83,9 @@ async def test_declined_or_dismissed_runs_nothing(client: RunClient) -> None:
     assert [title for _, title in await client.lens_titles(uri)] == ["▶ Run script", RUN]
 
 
-async def test_dont_ask_again_for_this_file(client: RunClient) -> None:
+async def test_dont_ask_again_for_this_file(client: RecordingClient) -> None:
     first, second = unique(client, "first"), unique(client, "second")
-    uri = client.open(f"echo 1 > {first}\necho 2 > {second}\n")
+    uri = client.open_file(f"echo 1 > {first}\necho 2 > {second}\n")
     asked = len(client.questions)
     client.answers.append(ASK_ALWAYS)
     assert (await client.execute((await client.lens(uri, 0, RUN)).command))["status"] == "completed"
@@ -92,15 +93,15 @@ async def test_dont_ask_again_for_this_file(client: RunClient) -> None:
     assert len(client.questions) == asked + 1
     assert (client.root / first).exists() and (client.root / second).exists()
     # Another document asks again.
-    other = client.open("true\n")
+    other = client.open_file("true\n")
     client.answers.append(ASK_CANCEL)
     assert (await client.execute((await client.lens(other, 0, RUN)).command))["status"] == "declined"
     assert len(client.questions) == asked + 2
 
 
-async def test_stale_version_is_refused(client: RunClient) -> None:
+async def test_stale_version_is_refused(client: RecordingClient) -> None:
     target = unique(client, "stale")
-    uri = client.open(f"echo old > {target}\n")
+    uri = client.open_file(f"echo old > {target}\n")
     lens = await client.lens(uri, 0, RUN)
     client.replace_all(uri, f"echo new > {target}\n")
     asked = len(client.questions)
@@ -115,9 +116,9 @@ async def test_stale_version_is_refused(client: RunClient) -> None:
     assert not (client.root / target).exists()
 
 
-async def test_change_while_the_question_is_open_is_refused(client: RunClient) -> None:
+async def test_change_while_the_question_is_open_is_refused(client: RecordingClient) -> None:
     target = unique(client, "raced")
-    uri = client.open(f"echo old > {target}\n")
+    uri = client.open_file(f"echo old > {target}\n")
     lens = await client.lens(uri, 0, RUN)
 
     original = client.answers
@@ -140,8 +141,8 @@ async def test_change_while_the_question_is_open_is_refused(client: RunClient) -
     assert not (client.root / target).exists()
 
 
-async def test_missing_or_bad_arguments_are_refused(client: RunClient) -> None:
-    uri = client.open("true\n")
+async def test_missing_or_bad_arguments_are_refused(client: RecordingClient) -> None:
+    uri = client.open_file("true\n")
     cases = [
         ([], 'heredoc-lsp.runCommand expects one argument {"uri": ..., "version": ..., "line": ...}'),
         (
@@ -157,9 +158,9 @@ async def test_missing_or_bad_arguments_are_refused(client: RunClient) -> None:
         assert result == {"status": "refused", "message": message}
 
 
-async def test_failed_command_shows_exit_stderr_and_a_diagnostic(client: RunClient) -> None:
+async def test_failed_command_shows_exit_stderr_and_a_diagnostic(client: RecordingClient) -> None:
     warning_lines = "cd /tmp\n"  # a no_effect warning (it blocks no run): syntax diagnostics stay next to run ones
-    uri = client.open("# fails\nsh -c 'echo out; echo oops >&2; exit 3'\n" + warning_lines)
+    uri = client.open_file("# fails\nsh -c 'echo out; echo oops >&2; exit 3'\n" + warning_lines)
     client.answers.append(ASK_ALWAYS)
     result = await client.execute((await client.lens(uri, 1, RUN)).command)
     assert result["status"] == "failed"
@@ -178,7 +179,7 @@ async def test_failed_command_shows_exit_stderr_and_a_diagnostic(client: RunClie
     ]
     # One list per document, push or pull: the run diagnostics travel with the syntax ones.
     assert sorted(str(d.code) for d in await client.shown_diagnostics(uri)) == ["no_effect", "run_failed"]
-    if client.pulls():
+    if client.pulls:
         assert client.last_push(uri) is None
     else:
         last = client.last_push(uri)
@@ -190,14 +191,14 @@ async def test_failed_command_shows_exit_stderr_and_a_diagnostic(client: RunClie
     assert [t for line, t in await client.lens_titles(uri) if line <= 1] == ["▶ Run script", RUN]
     hover = await client.hover_text(uri, 1)
     assert hover is None or "Last run" not in hover
-    if not client.pulls():
+    if not client.pulls:
         await client.wait_for(lambda: (p := client.last_push(uri)) is not None and p.version == 3)
     assert await client.run_diagnostics(uri) == []
 
 
-async def test_script_run_stops_at_the_first_failure(client: RunClient) -> None:
+async def test_script_run_stops_at_the_first_failure(client: RecordingClient) -> None:
     first, third = unique(client, "s1"), unique(client, "s3")
-    uri = client.open(f"echo a > {first}\nfalse\necho c > {third}\n")
+    uri = client.open_file(f"echo a > {first}\nfalse\necho c > {third}\n")
     client.answers.append(ASK_ALWAYS)
     result = await client.execute((await client.lens(uri, 0, "▶ Run script")).command)
     assert result["status"] == "failed"
@@ -209,8 +210,8 @@ async def test_script_run_stops_at_the_first_failure(client: RunClient) -> None:
     assert [t for line, t in titles if line == 2] == [RUN]  # never ran: no result
 
 
-async def test_show_run_output_opens_the_log(client: RunClient) -> None:
-    uri = client.open("echo shown-in-log\n")
+async def test_show_run_output_opens_the_log(client: RecordingClient) -> None:
+    uri = client.open_file("echo shown-in-log\n")
     client.answers.append(ASK_RUN)
     result = await client.execute((await client.lens(uri, 0, RUN)).command)
     lens = next(lens for lens in await client.lenses(uri) if lens.command and lens.command.title.startswith("✓"))

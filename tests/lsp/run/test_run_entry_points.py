@@ -7,12 +7,21 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
-from run_harness import ALL_COMMANDS, RunClient, session
 
 from heredoc_lsp.lsp.run.lenses import LAZY_LENSES
+from lsp.lsp_harness import RecordingClient, session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
+ALL_COMMANDS = [
+    "heredoc-lsp.runCommand",
+    "heredoc-lsp.runScript",
+    "heredoc-lsp.applyReply",
+    "heredoc-lsp.runBlock",
+    "heredoc-lsp.cancelRun",
+    "heredoc-lsp.showRunOutput",
+    "heredoc-lsp.undoReply",
+]
 SCRIPT = "# build\necho one > one.txt\ncat > two.txt <<EOF\nbody\nEOF\n\necho é😀 > three.txt\n"
 UNCLOSED = "echo ok\ncat <<EOF\nno end\n"
 UNCLOSED_MESSAGE = "Unclosed heredoc starting at line 2: expected 'EOF' but reached end of file"
@@ -29,7 +38,7 @@ REPLY = (
 )
 
 
-def units(text: str, client: RunClient) -> int:
+def units(text: str, client: RecordingClient) -> int:
     assert client.init_result is not None
     enc = client.init_result.capabilities.position_encoding or "utf-16"
     if enc == "utf-8":
@@ -39,7 +48,7 @@ def units(text: str, client: RunClient) -> int:
     return len(text)
 
 
-async def test_every_command_is_listed(client: RunClient) -> None:
+async def test_every_command_is_listed(client: RecordingClient) -> None:
     assert client.init_result is not None
     provider = client.init_result.capabilities.execute_command_provider
     assert provider is not None
@@ -48,8 +57,8 @@ async def test_every_command_is_listed(client: RunClient) -> None:
     assert client.init_result.capabilities.code_lens_provider == types.CodeLensOptions(resolve_provider=True)
 
 
-async def test_script_lenses(client: RunClient) -> None:
-    uri = client.open(SCRIPT)
+async def test_script_lenses(client: RecordingClient) -> None:
+    uri = client.open_file(SCRIPT)
     lenses = await client.lenses(uri)
     got = [
         (lens.range.start.line, lens.command.title, lens.command.command, list(lens.command.arguments or []))
@@ -67,8 +76,8 @@ async def test_script_lenses(client: RunClient) -> None:
     assert (last.start.character, last.end.line, last.end.character) == (0, 6, units("echo é😀 > three.txt", client))
 
 
-async def test_lenses_follow_the_version(client: RunClient) -> None:
-    uri = client.open("echo a\n")
+async def test_lenses_follow_the_version(client: RecordingClient) -> None:
+    uri = client.open_file("echo a\n")
     version = client.replace_all(uri, "echo a\necho b\n")
     lenses = await client.lenses(uri)
     assert [lens.command.arguments for lens in lenses if lens.command] == [
@@ -78,8 +87,8 @@ async def test_lenses_follow_the_version(client: RunClient) -> None:
     ]
 
 
-async def test_errors_say_why_instead_of_run(client: RunClient) -> None:
-    uri = client.open(UNCLOSED)
+async def test_errors_say_why_instead_of_run(client: RecordingClient) -> None:
+    uri = client.open_file(UNCLOSED)
     titles = [
         (lens.range.start.line, lens.command.title, lens.command.command)
         for lens in await client.lenses(uri)
@@ -104,9 +113,9 @@ async def test_errors_say_why_instead_of_run(client: RunClient) -> None:
     assert client.messages[-1].message == result["message"]
 
 
-async def test_possible_heredoc_blocks_the_run_unless_suppressed(client: RunClient) -> None:
+async def test_possible_heredoc_blocks_the_run_unless_suppressed(client: RecordingClient) -> None:
     # SPEC §2.6/§2.8: the would-be body line `touch pwned` would run as a command.
-    uri = client.open("echo ok\necho x<<END\ntouch pwned\nEND\n")
+    uri = client.open_file("echo ok\necho x<<END\ntouch pwned\nEND\n")
     titles = [(lens.range.start.line, lens.command.title) for lens in await client.lenses(uri) if lens.command]
     # The command before the warning is whole (SPEC §10); the lines the warning speaks for do not run alone.
     assert titles == [
@@ -122,17 +131,17 @@ async def test_possible_heredoc_blocks_the_run_unless_suppressed(client: RunClie
     )
     assert result["status"] == "refused"
     assert "nothing was run" in result["message"]
-    suppressed = client.open("echo ok\n# heredoc-lsp: disable=possible_heredoc\necho x<<END\nEND\n")
+    suppressed = client.open_file("echo ok\n# heredoc-lsp: disable=possible_heredoc\necho x<<END\nEND\n")
     assert "▶ Run script" in [lens.command.title for lens in await client.lenses(suppressed) if lens.command]
 
 
-async def test_empty_script_offers_nothing(client: RunClient) -> None:
-    uri = client.open("# only a comment\n\n")
+async def test_empty_script_offers_nothing(client: RecordingClient) -> None:
+    uri = client.open_file("# only a comment\n\n")
     assert await client.lenses(uri) == []
 
 
-async def test_code_actions_at_the_cursor(client: RunClient) -> None:
-    uri = client.open(SCRIPT)
+async def test_code_actions_at_the_cursor(client: RecordingClient) -> None:
+    uri = client.open_file(SCRIPT)
     name = uri.rsplit("/", 1)[-1]
     actions = await client.actions(uri, 3)  # inside the heredoc body of line 2
     assert [(a.title, a.kind, a.command.command if a.command else None) for a in actions] == [
@@ -147,8 +156,8 @@ async def test_code_actions_at_the_cursor(client: RunClient) -> None:
     assert len(await client.actions(uri, 3, only=["heredoc.run"])) == 2
 
 
-async def test_reply_lenses_and_actions(client: RunClient) -> None:
-    uri = client.open(REPLY, suffix=".inbox", language_id="agent-inbox")
+async def test_reply_lenses_and_actions(client: RecordingClient) -> None:
+    uri = client.open_file(REPLY, suffix=".inbox", language_id="agent-inbox")
     got = [
         (lens.range.start.line, lens.command.title, lens.command.command, list(lens.command.arguments or []))
         for lens in await client.lenses(uri)
@@ -166,12 +175,12 @@ async def test_reply_lenses_and_actions(client: RunClient) -> None:
     ]
 
 
-async def test_outbox_has_no_lenses(client: RunClient) -> None:
+async def test_outbox_has_no_lenses(client: RecordingClient) -> None:
     text = (
         "=== HEADER ===\nSession: 0123abcd\nSequence: 1\nTask: x\n"
         "=== PROTOCOL ===\n=== CONTEXT ===\n=== PROMPT ===\nx\n"
     )
-    uri = client.open(text, suffix=".outbox", language_id="agent-outbox")
+    uri = client.open_file(text, suffix=".outbox", language_id="agent-outbox")
     assert await client.lenses(uri) == []
 
 
@@ -181,7 +190,7 @@ async def test_untrusted_workspace_offers_and_runs_nothing(tmp_path: Path, profi
     init = {"trusted": False} if how == "initializationOptions" else None
     settings = {"heredocLsp": {"trusted": False}} if how == "settings" else None
     async with session(profile, tmp_path, init_options=init, settings=settings) as client:
-        uri = client.open("echo x > made.txt\n")
+        uri = client.open_file("echo x > made.txt\n")
         if how == "settings":
             # The settings arrive through workspace/configuration after initialized.
             lenses = await client.wait_for_value(lambda: client.lenses(uri), lambda found: found == [])
@@ -198,9 +207,9 @@ async def test_untrusted_workspace_offers_and_runs_nothing(tmp_path: Path, profi
         assert not (tmp_path / "made.txt").exists()
 
 
-async def test_nothing_runs_on_open_edit_or_save(client: RunClient) -> None:
+async def test_nothing_runs_on_open_edit_or_save(client: RecordingClient) -> None:
     target = client.root / f"never-{client.profile}.txt"
-    uri = client.open(f"echo x > {target.name}\n")
+    uri = client.open_file(f"echo x > {target.name}\n")
     client.replace_all(uri, f"echo y > {target.name}\n")
     client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
     await client.lenses(uri)  # a round trip: the notifications before it were handled
@@ -209,10 +218,10 @@ async def test_nothing_runs_on_open_edit_or_save(client: RunClient) -> None:
     assert client.questions == [] or all("never-" not in q.message for q in client.questions)
 
 
-async def test_many_lenses_are_resolved_when_shown(client: RunClient) -> None:
+async def test_many_lenses_are_resolved_when_shown(client: RecordingClient) -> None:
     """Above LAZY_LENSES run targets, lenses come without their command; codeLens/resolve adds it."""
     text = "".join(f"echo {i}\n" for i in range(LAZY_LENSES + 1))
-    uri = client.open(text)
+    uri = client.open_file(text)
     lenses = await client.lenses(uri)
     assert len(lenses) == LAZY_LENSES + 2  # the script and every command
     assert lenses[0].command is not None and lenses[0].command.title == "▶ Run script"

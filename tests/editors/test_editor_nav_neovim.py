@@ -1,19 +1,16 @@
 """Real Neovim 0.12 (headless), configured exactly as docs/editors.md says: it highlights a .cli script from the
 server's semantic tokens (no TextMate grammar there), keeps them right after an edit, and gets the outline tree.
 
-Helper E's editor harness (tests/editors/editors_harness.py) provides the documented snippet, the private
-environment and the Neovim binaries; the driver here is nav_driver.lua.
+The editor harness (tests/editors/editors_harness.py) provides the documented snippet, the private environment, the
+Neovim binaries and the driver (nvim_driver.lua, scenario "nav").
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from editors.editors_harness import NVIM_012, drive_nvim, snippet
-
-HERE = Path(__file__).resolve().parent
+from editors_harness import NVIM_012, run_nvim, snippet
 
 TEXT = """\
 # é😀 deploy
@@ -49,16 +46,10 @@ PROBES = [
 def run_nav_nvim(
     workspace: Path, file: Path, home: Path, probes: list[tuple[int, int]] | None = None
 ) -> dict[str, Any]:
-    home.mkdir(parents=True, exist_ok=True)
-    out = home / "result.json"
-    init = home / "init.lua"
-    settings = {"file": str(file), "out": str(out), "probes": probes or PROBES, "insert": "# é inserted"}
-    init.write_text(
-        snippet("nvim-0.11") + f"\nvim.g.heredoc_nav = vim.json.decode([==[{json.dumps(settings)}]==])\n",
-        encoding="utf-8",
+    config = snippet("nvim-0.11")
+    return run_nvim(
+        NVIM_012, config, workspace, home, "nav", file=str(file), probes=probes or PROBES, insert="# é inserted"
     )
-    cmd = [NVIM_012, "--headless", "-i", "NONE", "-n", "-u", str(init), "-c", f"luafile {HERE / 'nav_driver.lua'}"]
-    return drive_nvim(cmd, workspace, home, out)
 
 
 def token(kind: str, line: int, start: int, end: int, modifiers: list[str] | None = None) -> list[dict[str, Any]]:

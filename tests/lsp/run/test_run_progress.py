@@ -4,8 +4,6 @@ gone afterwards, several runs at once, timeouts."""
 from __future__ import annotations
 
 import asyncio
-import os
-import random
 import re
 from pathlib import Path
 from typing import Any
@@ -13,7 +11,9 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
-from run_harness import RUN, RunClient, session
+from tests.executor.conftest import processes_with, unique_sleep
+
+from lsp.lsp_harness import RUN, RecordingClient, session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -28,29 +28,7 @@ def module_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def marker() -> str:
-    """A sleep duration nobody else uses: it names the processes of one test in /proc."""
-    return f"{random.randint(1000, 9999)}.{random.randint(100000, 999999)}"
-
-
-def pids_with(text: str) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                cmdline = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
-            with open(f"/proc/{name}/stat", "rb") as f:
-                state = f.read().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if text in cmdline and "sleep" in cmdline and state != b"Z":
-            found.append(int(name))
-    return found
-
-
-async def start(client: RunClient, command: types.Command | None) -> tuple[asyncio.Task[Any], str]:
+async def start(client: RecordingClient, command: types.Command | None) -> tuple[asyncio.Task[Any], str]:
     """Execute ``command`` in the background; return the task and the run's progress token once it began."""
     before = set(client.progress_reports)
     task = asyncio.ensure_future(client.execute(command, timeout=60))
@@ -65,12 +43,12 @@ async def start(client: RunClient, command: types.Command | None) -> tuple[async
     return task, token
 
 
-async def test_progress_then_cancel_from_the_progress_ui_kills_the_tree(client: RunClient) -> None:
-    m = marker()
-    uri = client.open(f"# long\nsh -c 'sleep {m} & sleep {m}; echo never'\n")
+async def test_progress_then_cancel_from_the_progress_ui_kills_the_tree(client: RecordingClient) -> None:
+    m = unique_sleep()
+    uri = client.open_file(f"# long\nsh -c 'sleep {m} & sleep {m}; echo never'\n")
     client.answers.append(ASK_ALWAYS)
     task, token = await start(client, (await client.lens(uri, 1, RUN)).command)
-    await client.wait_for(lambda: len(pids_with(m)) >= 2)
+    await client.wait_for(lambda: len(processes_with(f"sleep {m}")) >= 2)
     begin = client.progress_reports[token][0]
     assert isinstance(begin, types.WorkDoneProgressBegin)
     assert begin.title == f"Run 'sh -c 'sleep {m} & sleep {m}; echo never''"
@@ -90,7 +68,7 @@ async def test_progress_then_cancel_from_the_progress_ui_kills_the_tree(client: 
     result = await task
     assert result["status"] == "cancelled"
     assert [r["status"] for r in result["results"]] == ["cancelled"]
-    assert pids_with(m) == []
+    assert processes_with(f"sleep {m}") == []
     end = client.progress_reports[token][-1]
     assert isinstance(end, types.WorkDoneProgressEnd)
     assert end.message == "■ cancelled: cancelled from the editor"
@@ -100,34 +78,34 @@ async def test_progress_then_cancel_from_the_progress_ui_kills_the_tree(client: 
     assert re.fullmatch(r"■ cancelled · \d+(\.\d+)? s", on_command[1]), titles
 
 
-async def test_cancel_lens_and_several_runs_at_once(client: RunClient) -> None:
-    m1, m2 = marker(), marker()
-    first = client.open(f"sleep {m1}\n")
-    second = client.open(f"sleep {m2}\n")
+async def test_cancel_lens_and_several_runs_at_once(client: RecordingClient) -> None:
+    m1, m2 = unique_sleep(), unique_sleep()
+    first = client.open_file(f"sleep {m1}\n")
+    second = client.open_file(f"sleep {m2}\n")
     client.answers += [ASK_ALWAYS, ASK_ALWAYS]
     task1, token1 = await start(client, (await client.lens(first, 0, RUN)).command)
     task2, token2 = await start(client, (await client.lens(second, 0, RUN)).command)
     assert token1 != token2
-    await client.wait_for(lambda: pids_with(m1) and pids_with(m2))
+    await client.wait_for(lambda: processes_with(f"sleep {m1}") and processes_with(f"sleep {m2}"))
     # The running lens of the first document cancels only that run.
     cancel = next(lens for lens in await client.lenses(first) if lens.command and "■ Cancel" in lens.command.title)
     assert cancel.command is not None and cancel.command.command == "heredoc-lsp.cancelRun"
     answer = await client.execute(cancel.command)
     assert answer["status"] == "cancelling"
     assert (await task1)["status"] == "cancelled"
-    assert pids_with(m1) == []
-    assert pids_with(m2) and not task2.done()
+    assert processes_with(f"sleep {m1}") == []
+    assert processes_with(f"sleep {m2}") and not task2.done()
     assert not isinstance(client.progress_reports[token2][-1], types.WorkDoneProgressEnd)
     # Cancelling every run of a document by its URI.
     by_uri = types.Command(title="", command="heredoc-lsp.cancelRun", arguments=[{"uri": second}])
     assert (await client.execute(by_uri))["status"] == "cancelling"
     assert (await task2)["status"] == "cancelled"
-    assert pids_with(m2) == []
+    assert processes_with(f"sleep {m2}") == []
 
 
-async def test_same_target_twice_is_refused_while_running(client: RunClient) -> None:
-    m = marker()
-    uri = client.open(f"sleep {m}\n")
+async def test_same_target_twice_is_refused_while_running(client: RecordingClient) -> None:
+    m = unique_sleep()
+    uri = client.open_file(f"sleep {m}\n")
     client.answers.append(ASK_ALWAYS)
     lens = await client.lens(uri, 0, RUN)
     task, _token = await start(client, lens.command)
@@ -137,9 +115,9 @@ async def test_same_target_twice_is_refused_while_running(client: RunClient) -> 
     assert (await task)["status"] == "cancelled"
 
 
-async def test_timeout_ends_the_run_and_says_so(client: RunClient) -> None:
-    m = marker()
-    uri = client.open(f"sleep {m}\n")
+async def test_timeout_ends_the_run_and_says_so(client: RecordingClient) -> None:
+    m = unique_sleep()
+    uri = client.open_file(f"sleep {m}\n")
     client.answers.append(ASK_ALWAYS)
     task, token = await start(client, (await client.lens(uri, 0, RUN)).command)
     result = await task
@@ -147,7 +125,7 @@ async def test_timeout_ends_the_run_and_says_so(client: RunClient) -> None:
     assert [(r["status"], r["summary"]) for r in result["results"]] == [
         ("timeout", f"Command timed out ({TIMEOUT_S}s): sleep {m}")
     ]
-    assert pids_with(m) == []
+    assert processes_with(f"sleep {m}") == []
     titles = [t for _line, t in await client.lens_titles(uri)]
     assert titles[:2] == ["▶ Run script", RUN]
     assert re.fullmatch(r"⏱ timed out · \d+(\.\d+)? s", titles[2]), titles
@@ -156,9 +134,9 @@ async def test_timeout_ends_the_run_and_says_so(client: RunClient) -> None:
     assert end.message == f"✗ line 1: sleep {m} (timed out)"
 
 
-async def test_cancelling_the_request_cancels_the_run(client: RunClient) -> None:
-    m = marker()
-    uri = client.open(f"sleep {m}\n")
+async def test_cancelling_the_request_cancels_the_run(client: RecordingClient) -> None:
+    m = unique_sleep()
+    uri = client.open_file(f"sleep {m}\n")
     client.answers.append(ASK_ALWAYS)
     lens = await client.lens(uri, 0, RUN)
     assert lens.command is not None
@@ -167,11 +145,11 @@ async def test_cancelling_the_request_cancels_the_run(client: RunClient) -> None
     pending = asyncio.ensure_future(
         client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND, params, msg_id=request_id)
     )
-    await client.wait_for(lambda: pids_with(m))
+    await client.wait_for(lambda: processes_with(f"sleep {m}"))
     client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=request_id))
     with pytest.raises(JsonRpcRequestCancelled):
         await asyncio.wait_for(pending, 20)
-    await client.wait_for(lambda: not pids_with(m))
+    await client.wait_for(lambda: not processes_with(f"sleep {m}"))
     titles = await client.wait_for_value(
         lambda: client.lens_titles(uri), lambda found: any(t.startswith("■ cancelled") for _, t in found)
     )
@@ -179,13 +157,13 @@ async def test_cancelling_the_request_cancels_the_run(client: RunClient) -> None
 
 
 async def test_shutdown_ends_the_runs(tmp_path: Path) -> None:
-    m = marker()
+    m = unique_sleep()
     async with session("nvim-0.11", tmp_path, init_options={"executor": {"confirm": "never"}}) as other:
-        uri = other.open(f"sleep {m}\n")
+        uri = other.open_file(f"sleep {m}\n")
         task, _token = await start(other, (await other.lens(uri, 0, RUN)).command)
-        await other.wait_for(lambda: pids_with(m))
+        await other.wait_for(lambda: processes_with(f"sleep {m}"))
         assert other.questions == []  # confirm = "never" from the initialization options
-    await RunClient.wait_for(other, lambda: not pids_with(m), timeout=10)
+    await RecordingClient.wait_for(other, lambda: not processes_with(f"sleep {m}"), timeout=10)
     task.cancel()
 
 
@@ -193,7 +171,7 @@ async def test_an_unisolated_run_says_so_in_the_editor(tmp_path: Path) -> None:
     """SPEC §6: never silently unisolated. A user-level sandbox = "none" warns once and says so in the progress."""
     options = {"executor": {"confirm": "never", "sandbox": "none"}}
     async with session("vscode", tmp_path, init_options=options) as client:
-        uri = client.open("true\n")
+        uri = client.open_file("true\n")
         for _ in range(2):
             result = await client.execute((await client.lens(uri, 0, RUN)).command)
             assert result["status"] == "completed", result

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
-from run_harness import RUN, RunClient
 
 from heredoc_lsp.executor.agent import AgentPaths, OutboxSettings, start_session
+from lsp.lsp_harness import RUN, RecordingClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -45,11 +45,11 @@ def new_session(root: Path) -> str:
     return session.session_id
 
 
-async def test_apply_reply_shows_results_on_blocks_and_opens_the_next_outbox(client: RunClient) -> None:
+async def test_apply_reply_shows_results_on_blocks_and_opens_the_next_outbox(client: RecordingClient) -> None:
     root = client.root / client.profile
     root.mkdir()
     session_id = new_session(root)
-    uri = client.open(reply_text("a"), name=f"{client.profile}/inbox/reply1.txt", language_id="agent-inbox")
+    uri = client.open_file(reply_text("a"), name=f"{client.profile}/inbox/reply1.txt", language_id="agent-inbox")
     assert (await client.lens_titles(uri))[:2] == [(0, "▶ Apply reply"), (4, RUN)]
     client.answers.append(ASK_RUN)
     result = await client.execute((await client.lens(uri, 0, "▶ Apply reply")).command)
@@ -99,13 +99,13 @@ async def test_apply_reply_shows_results_on_blocks_and_opens_the_next_outbox(cli
         await client.wait_for(lambda: any(m.message == f"heredoc-lsp: open {outbox}" for m in client.log_messages))
 
 
-async def test_run_one_block_leaves_the_session_alone(client: RunClient) -> None:
+async def test_run_one_block_leaves_the_session_alone(client: RecordingClient) -> None:
     root = client.root / f"{client.profile}-block"
     root.mkdir()
     session_id = new_session(root)
     (root / "src").mkdir()
     (root / "src" / "b.py").write_text("B\n", encoding="utf-8")
-    uri = client.open(reply_text("b"), name=f"{client.profile}-block/inbox/reply.txt", language_id="agent-inbox")
+    uri = client.open_file(reply_text("b"), name=f"{client.profile}-block/inbox/reply.txt", language_id="agent-inbox")
     client.answers.append(ASK_ALWAYS)
     result = await client.execute((await client.lens(uri, 4, RUN)).command)
     assert result["status"] == "completed"
@@ -120,16 +120,16 @@ async def test_run_one_block_leaves_the_session_alone(client: RunClient) -> None
     assert hover is not None and "```text\nB\n```" in hover
 
 
-async def test_a_copy_of_an_applied_reply_and_a_pasted_outbox_are_refused(client: RunClient) -> None:
+async def test_a_copy_of_an_applied_reply_and_a_pasted_outbox_are_refused(client: RecordingClient) -> None:
     root = client.root / f"{client.profile}-once"
     root.mkdir()
     session_id = new_session(root)
     text = '[CREATE_FILE path="n.txt"]\nn\n[/CREATE_FILE]\n'
-    first = client.open(text, name=f"{client.profile}-once/inbox/reply1.txt", language_id="agent-inbox")
+    first = client.open_file(text, name=f"{client.profile}-once/inbox/reply1.txt", language_id="agent-inbox")
     client.answers.append(ASK_RUN)
     assert (await client.execute((await client.lens(first, 0, "▶ Apply reply")).command))["status"] == "completed"
     (root / "n.txt").write_text("mine\n", encoding="utf-8")
-    copy = client.open(text, name=f"{client.profile}-once/inbox/reply2.txt", language_id="agent-inbox")
+    copy = client.open_file(text, name=f"{client.profile}-once/inbox/reply2.txt", language_id="agent-inbox")
     client.answers.append(ASK_RUN)
     result = await client.execute((await client.lens(copy, 0, "▶ Apply reply")).command)
     assert (result["status"], result.get("refused")) == ("failed", True)
@@ -144,5 +144,5 @@ async def test_a_copy_of_an_applied_reply_and_a_pasted_outbox_are_refused(client
     assert (root / "n.txt").read_text(encoding="utf-8") == "mine\n"
     assert (await client.execute(undo))["status"] == "nothing"
     outbox = (root / "outbox" / f"{session_id}_seq0002.txt").read_text(encoding="utf-8")
-    pasted = client.open(outbox, name=f"{client.profile}-once/inbox/mistake.txt", language_id="agent-inbox")
+    pasted = client.open_file(outbox, name=f"{client.profile}-once/inbox/mistake.txt", language_id="agent-inbox")
     assert await client.lens_titles(pasted) == []  # no Apply lens and no Run lens on the PROTOCOL's examples
