@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from heredoc_lsp.analysis.suppress import NO_DIRECTIVES, Layout
 from heredoc_lsp.languages import Language
 
 if TYPE_CHECKING:
-    from heredoc_lsp.analysis.core import Tree
     from heredoc_lsp.syntax.cli import CliScript
     from heredoc_lsp.syntax.inbox import InboxReply
 
@@ -37,9 +36,10 @@ def cli_layout(script: CliScript) -> Layout:
     return Layout(tuple(comments), tuple(statements))
 
 
-def layout_for(language: Language, lines: Sequence[str], tree: Tree) -> Layout:
+def layout_for(language: Language, lines: Sequence[str], tree: Any) -> Layout:
+    """The layout of a parse ``tree`` of ``language`` (a :class:`~heredoc_lsp.analysis.core.Analysis`'s tree)."""
     if language is Language.CLI:
-        return cli_layout(tree)  # type: ignore[arg-type]
+        return cli_layout(tree)
     if language is Language.INBOX:
-        return inbox_layout(lines, tree)  # type: ignore[arg-type]
+        return inbox_layout(lines, tree)
     return NO_DIRECTIVES

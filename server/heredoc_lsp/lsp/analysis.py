@@ -127,8 +127,6 @@ class Analyses:
         self._snapshots: dict[str, Snapshot] = {}
         self._pending: dict[str, LineEdit] = {}
         self._history: dict[str, list[Changed]] = {}  # per document, the changes of its last snapshots, in order
-        self.full_parses = 0  # counters for tests and the benchmark
-        self.incremental_parses = 0
 
     def note_edit(self, doc: Document, edit: LineEdit) -> None:
         key = DocumentStore.key(doc.uri)
@@ -218,10 +216,8 @@ class Analyses:
         analysis, directives, reparse = analysed.analysis, analysed.directives, analysed.reparse
         changed: Changed | None = None
         if reparse is None:
-            self.full_parses += 1
             WORK["full_parses"] += 1
         else:
-            self.incremental_parses += 1
             WORK["lines_scanned"] += reparse.scanned
             if snap is not None and edit is not None and not _touches(snap.directives, directives, edit):
                 # (an edited suppression directive may change diagnostics anywhere: then nothing is known)

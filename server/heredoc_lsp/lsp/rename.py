@@ -9,7 +9,8 @@ that line would end the heredoc early (:mod:`heredoc_lsp.navigation.markers`). E
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 
 def refused(message: str) -> JsonRpcException:
     """The error response for a refused rename (LSP's RequestFailed: the editor shows the message)."""
@@ -37,6 +40,17 @@ def marker_target(snap: Snapshot, point: Point) -> MarkerTarget:
         raise RenameRefused(NOT_A_MARKER)
     check_prepare(target.command)
     return target
+
+
+def answer(what: str, make: Callable[[], T]) -> T:
+    """``make()``, with a refusal (or an internal error, logged) sent as the request's error message."""
+    try:
+        return make()
+    except RenameRefused as exc:
+        raise refused(str(exc)) from None
+    except Exception as exc:
+        log.exception("%s failed", what)
+        raise refused(f"heredoc-lsp: internal error in {what}; see the server log") from exc
 
 
 class RenameFeature(Feature):
@@ -53,13 +67,9 @@ class RenameFeature(Feature):
             if snap is None:
                 return None
             codec = server.position_codec
-            try:
-                target = marker_target(snap, from_client(codec, snap.lines, params.position))
-            except RenameRefused as exc:
-                raise refused(str(exc)) from None
-            except Exception as exc:
-                log.exception("prepareRename failed")
-                raise refused("heredoc-lsp: internal error in prepareRename; see the server log") from exc
+            target = answer(
+                "prepareRename", lambda: marker_target(snap, from_client(codec, snap.lines, params.position))
+            )
             return types.PrepareRenamePlaceholder(
                 range=span_to_range(codec, snap.lines, target.span), placeholder=target.heredoc.marker
             )
@@ -70,14 +80,8 @@ class RenameFeature(Feature):
             if snap is None:
                 return None
             codec = server.position_codec
-            try:
-                target = marker_target(snap, from_client(codec, snap.lines, params.position))
-                edits = rename_edits(target.heredoc, params.new_name)
-            except RenameRefused as exc:
-                raise refused(str(exc)) from None
-            except Exception as exc:
-                log.exception("rename failed")
-                raise refused("heredoc-lsp: internal error in rename; see the server log") from exc
+            target = answer("rename", lambda: marker_target(snap, from_client(codec, snap.lines, params.position)))
+            edits = answer("rename", lambda: rename_edits(target.heredoc, params.new_name))
             text_edits = [types.TextEdit(range=span_to_range(codec, snap.lines, s), new_text=t) for s, t in edits]
             if server.client.document_changes:
                 document = types.OptionalVersionedTextDocumentIdentifier(
