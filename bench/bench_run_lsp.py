@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "run_lsp.md"
 sys.path.insert(0, str(ROOT / "tests" / "lsp"))
 
-from lsprotocol import types  # noqa: E402
 from lsp_harness import CONFIG, RecordingClient, initialize  # noqa: E402
+from lsprotocol import types  # noqa: E402
 
 
 def script(commands: int) -> str:

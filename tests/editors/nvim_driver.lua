@@ -38,6 +38,17 @@ local function request_sync(client, method, params, buf)
   return client.request_sync(method, params, 10000, buf)
 end
 
+-- The buffer's language client (its offset encoding recorded), or nil with the error recorded.
+local function attached(buf)
+  local client = clients_of(buf)[1]
+  if client == nil then
+    out.error = 'no client attached'
+  else
+    out.offset_encoding = client.offset_encoding
+  end
+  return client
+end
+
 -- quickfix ------------------------------------------------------------------------------------------------------
 local function snapshot(buf)
   local list = {}
@@ -54,12 +65,10 @@ end
 local function quickfix(buf)
   vim.wait(20000, function() return #vim.diagnostic.get(buf) > 0 end, 20)
   out.before = snapshot(buf)
-  local client = clients_of(buf)[1]
+  local client = attached(buf)
   if client == nil then
-    out.error = 'no client attached'
     return
   end
-  out.offset_encoding = client.offset_encoding
   local first = vim.diagnostic.get(buf)[1]
   if first == nil then
     out.error = 'no diagnostics'
@@ -135,12 +144,10 @@ local function nav(buf)
   out.probes, out.after_edit = {}, {}
   local probe = test.probes[1]
   local ready = vim.wait(20000, function() return #tokens_at(buf, probe[1], probe[2]) > 0 end, 20)
-  local client = clients_of(buf)[1]
+  local client = attached(buf)
   if client == nil then
-    out.error = 'no client attached'
     return
   end
-  out.offset_encoding = client.offset_encoding
   out.legend = client.server_capabilities.semanticTokensProvider
     and client.server_capabilities.semanticTokensProvider.legend
   if not ready then

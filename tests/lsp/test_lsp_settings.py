@@ -3,8 +3,6 @@ and the diagnostic modes; each with a server of its own, for every client profil
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,18 +17,6 @@ TOML = '[commands."tool x"]\nparams = ["A", "B"]\nrequired = ["B"]\n'
 
 async def codes(client: RecordingClient, uri: str) -> list[str]:
     return sorted(d.code for d in await client.diagnostics_of(uri))
-
-
-async def until(check: Callable[[], object], timeout: float = 8.0) -> None:
-    """Wait until ``await check()`` is truthy."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        if await check():  # type: ignore[misc]
-            return
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.1)
 
 
 async def recheck(client: RecordingClient, uri: str, before: int) -> list[str]:
@@ -96,11 +82,10 @@ async def test_editing_the_config_file_rechecks(tmp_path: Path, profile: str) ->
             and caps.workspace.did_change_watched_files.dynamic_registration
         )
 
-        async def watchers_registered() -> bool:
-            return any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in client.registrations)
-
         if dynamic:
-            await until(watchers_registered)
+            await client.wait_for(
+                lambda: any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in client.registrations), 8.0
+            )
         else:
             assert client.registrations == []  # Neovim 0.10/0.11 cannot: the stat poll covers them
 
@@ -112,15 +97,11 @@ async def test_config_file_changes_are_noticed_without_notifications(tmp_path: P
         assert await codes(client, uri) == []
         (tmp_path / "heredoc-lsp.toml").write_text('[commands."tool x"]\nparams = ["A"]\nrequired = ["A"]\n')
 
-        async def changed() -> bool:
-            if client.pulls:
-                return await codes(client, uri) == ["missing", "unknown"]
-            return bool(client.diagnostics.get(uri)) and sorted(d.code for d in client.diagnostics[uri]) == [
-                "missing",
-                "unknown",
-            ]
-
-        await until(changed)
+        await client.wait_for_value(
+            lambda: client.shown_diagnostics(uri),
+            lambda found: sorted(d.code for d in found) == ["missing", "unknown"],
+            8.0,
+        )
 
 
 @pytest.mark.parametrize("profile", PROFILE_NAMES)

@@ -26,8 +26,7 @@ from pygls.progress import Progress
 from pygls.protocol import LanguageServerProtocol
 from pygls.workspace import PositionCodec, Workspace
 
-from heredoc_lsp.config import Config
-from heredoc_lsp.lsp.analysis import Analyses, Snapshot
+from heredoc_lsp.lsp.analysis import Analyses, ConfigSource, Snapshot
 from heredoc_lsp.lsp.client import ClientProfile
 from heredoc_lsp.lsp.documents import Document, DocumentStore
 from heredoc_lsp.lsp.splice import ViewCache
@@ -45,7 +44,7 @@ class HoverPart:
     span: Span | None = None
 
 
-class Settings(Protocol):
+class Settings(ConfigSource, Protocol):
     """What features read of the settings (:class:`heredoc_lsp.lsp.settings.SettingsManager`)."""
 
     @property
@@ -55,13 +54,9 @@ class Settings(Protocol):
     @property
     def diagnostic_mode(self) -> str: ...
     @property
-    def generation(self) -> int: ...
-    @property
     def ready(self) -> bool: ...
     def when_ready(self, callback: Any) -> None: ...
     async def wait_ready(self) -> None: ...
-    def config_for(self, doc: Document) -> Config: ...
-    def workspace_root_for(self, path: str | None) -> Path | None: ...
     def workspace_roots(self) -> list[Path]: ...
 
 

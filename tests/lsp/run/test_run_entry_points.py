@@ -38,16 +38,6 @@ REPLY = (
 )
 
 
-def units(text: str, client: RecordingClient) -> int:
-    assert client.init_result is not None
-    enc = client.init_result.capabilities.position_encoding or "utf-16"
-    if enc == "utf-8":
-        return len(text.encode("utf-8"))
-    if enc == "utf-16":
-        return len(text.encode("utf-16-le")) // 2
-    return len(text)
-
-
 async def test_every_command_is_listed(client: RecordingClient) -> None:
     assert client.init_result is not None
     provider = client.init_result.capabilities.execute_command_provider
@@ -73,7 +63,7 @@ async def test_script_lenses(client: RecordingClient) -> None:
     ]
     # The lens covers the command text, in the negotiated position encoding.
     last = lenses[-1].range
-    assert (last.start.character, last.end.line, last.end.character) == (0, 6, units("echo é😀 > three.txt", client))
+    assert (last.start.character, last.end.line, last.end.character) == (0, 6, client.col("echo é😀 > three.txt", 19))
 
 
 async def test_lenses_follow_the_version(client: RecordingClient) -> None:

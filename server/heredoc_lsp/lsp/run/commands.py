@@ -3,21 +3,7 @@
 The commands are answered by :class:`RunCommands`; a run that goes ahead is
 :class:`~heredoc_lsp.lsp.run.runner.Runner`'s.
 
-Commands (all listed in ``executeCommandProvider.commands``; each takes ONE argument, an object):
-
-=============================  ===========================================  ==========================================
-command                        argument                                     does
-=============================  ===========================================  ==========================================
-``heredoc-lsp.runCommand``     ``{"uri", "version", "line"}``               run the ``.cli`` command whose line is
-                                                                            ``line`` (0-based, the opener line)
-``heredoc-lsp.runScript``      ``{"uri", "version"}``                       run every command of the script
-``heredoc-lsp.applyReply``     ``{"uri", "version"}``                       apply the inbox reply (agent session:
-                                                                            results stored, next outbox opened)
-``heredoc-lsp.runBlock``       ``{"uri", "version", "line"}``               run one ``[RUN_COMMAND]`` block of a
-                                                                            reply (its opener line), no session
-``heredoc-lsp.cancelRun``      ``{"runId"}`` or ``{"uri"}``                 cancel one run / every run of a document
-``heredoc-lsp.showRunOutput``  ``{"runId"}`` or ``{"uri"}``                 open the run's full log
-=============================  ===========================================  ==========================================
+The commands, their one argument (an object) and their answers are listed in docs/running.md ("Commands").
 
 A run request is refused (a ``window/showMessage`` warning and the result ``{"status": "refused", "message"}``)
 when the workspace is untrusted, the document is not open, ``version`` is not the document's current version (a
