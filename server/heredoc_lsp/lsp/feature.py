@@ -1,16 +1,15 @@
 """The contract of a language feature: one :class:`Feature` subclass per LSP method or feature.
 
 A feature sees the server through :class:`Server`, the narrow interface of what a feature may use (documents,
-analyses, the client profile, settings, the position codec, the fan-out over features, the client requests and
-notifications it sends); only :mod:`heredoc_lsp.lsp.server` knows the concrete server and every feature.
+analyses, the view cache, the client profile, settings, the position codec, the fan-out over features, the client
+requests and notifications it sends); only :mod:`heredoc_lsp.lsp.server` knows the concrete server and every feature.
 
 A feature is constructed with the server, declares its LSP handlers in :meth:`Feature.register`, hears the
 document lifecycle through the no-op methods it overrides, and contributes to other features through plain methods
 with empty defaults: diagnostics for a document or another file (published by the one publisher,
-:mod:`heredoc_lsp.lsp.diagnostics`),
-code actions for a range (:mod:`heredoc_lsp.lsp.code_actions`), hover parts for a position
-(:mod:`heredoc_lsp.lsp.hover`) and code lenses (:mod:`heredoc_lsp.lsp.code_lens`). The server calls them over
-``server.features``, in the order of :data:`heredoc_lsp.lsp.server.FEATURES`.
+:mod:`heredoc_lsp.lsp.diagnostics`), code actions for a range (:mod:`heredoc_lsp.lsp.code_actions`), hover parts
+for a position (:mod:`heredoc_lsp.lsp.hover`) and code lenses (:mod:`heredoc_lsp.lsp.code_lens`). The server calls
+them over ``server.features``, in the order of :data:`heredoc_lsp.lsp.server.FEATURES`.
 """
 
 from __future__ import annotations

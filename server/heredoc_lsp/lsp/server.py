@@ -4,11 +4,13 @@ method or feature.
 To add a feature: subclass :class:`~heredoc_lsp.lsp.feature.Feature` in ``heredoc_lsp/lsp/<feature>.py``, declare
 its handlers in ``register()`` with ``self.server.feature(...)`` (wrap them in :func:`~heredoc_lsp.lsp.handlers.guarded`
 so a bug logs instead of failing), override the lifecycle methods and contributions it needs, and add the class to
-:data:`FEATURES`. Read documents and analyses through the server:
+:data:`FEATURES`. Features see the server as :class:`~heredoc_lsp.lsp.feature.Server`:
 
 - ``server.documents.get(uri)`` -> :class:`~heredoc_lsp.lsp.documents.Document` (lines, version, language);
 - ``server.analyses.get(uri)`` -> :class:`~heredoc_lsp.lsp.analysis.Snapshot`: the parse and final diagnostics of
   the document's current version, computed once per version and shared by every feature;
+- ``server.views.view()`` -> a :class:`~heredoc_lsp.lsp.splice.View` of the one per-document view cache, where an
+  incremental view keeps its answers (rebuilt after an edit for the changed window only);
 - ``server.client`` -> :class:`~heredoc_lsp.lsp.client.ClientProfile`: what the client can do;
 - ``server.position_codec`` with :mod:`heredoc_lsp.lsp.positions` for every position that crosses the wire.
 
