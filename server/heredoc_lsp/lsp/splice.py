@@ -247,10 +247,9 @@ class View(Generic[V]):
     def keep(self, snap: Snapshot, value: V, variant: Hashable = None, stamp: Hashable = None) -> None:
         """Keep ``value`` as the answer for ``snap``, unless the document was closed or a newer answer (made by
         a request that ran while this one yielded) is kept already."""
-        key = DocumentStore.key(snap.uri)
-        if self._owner.documents.get(key) is None:
+        if self._owner.documents.get(snap.uri) is None:
             return
-        variants = self._kept.setdefault(key, {})
+        variants = self._kept.setdefault(DocumentStore.key(snap.uri), {})
         kept = variants.get(variant)
         if kept is None or kept.stamp != stamp or kept.serial <= snap.serial:
             variants[variant] = Kept(snap.serial, stamp, value)
