@@ -181,7 +181,7 @@ class DiagnosticsFeature(Feature):
                 self.server.log_to_client(f"heredoc-lsp: could not check {key}; see the server log")
 
     def _publish(self, key: str, uri: str) -> None:
-        doc = self.server.documents.get(key)
+        doc = self.server.documents.get(uri)
         if doc is None or doc.language is None:
             found = self._file(uri)
             if found is None or self.server.protocol.writer is None:
