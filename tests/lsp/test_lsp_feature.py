@@ -51,6 +51,7 @@ def test_a_plain_feature_contributes_nothing() -> None:
     snap: Any = None
     assert (feature.diagnostics(snap), feature.code_actions(params, snap), feature.code_action_kinds()) == ((), (), ())
     assert (feature.hover(snap, types.Position(0, 0)), feature.code_lenses(snap)) == (None, None)
+    assert feature.file_diagnostics("file:///heredoc-lsp.toml") is None
 
 
 def test_client_profile_is_read_once_from_the_capabilities() -> None:
