@@ -1,4 +1,4 @@
--- File types of heredoc-lsp's formats (SPEC: *.cli; *.inbox and **/inbox/*.txt; *.outbox and
+-- File types of heredoc-lsp's formats (docs/formats.md: *.cli; *.inbox and **/inbox/*.txt; *.outbox and
 -- **/outbox/*_seqNNNN.txt). The names have no hyphen, as Neovim file types usually do not.
 if vim.fn.has('nvim-0.8') == 1 then
   vim.filetype.add({

@@ -24,11 +24,11 @@ Rule = dict[str, Any]
 
 # --- shared pieces --------------------------------------------------------------------------------------------------
 
-#: Trimmable blanks of the SPEC's text model (ASCII space, tab, form feed, vertical tab).
+#: Trimmable blanks of the text model (docs/formats.md) (ASCII space, tab, form feed, vertical tab).
 BLANK = r"[ \t\f\v]"
 #: A command word. vscode-textmate matches each line with a "\n" appended: negated classes must exclude it.
 WORD = r"[^ \t\f\v\n]+"
-#: A valid heredoc marker word (SPEC §2.2).
+#: A valid heredoc marker word (docs/formats.md).
 MARKER = r"[A-Za-z0-9_]+"
 #: Commands whose heredoc body is itself a shell script: sh, bash, dash, zsh, ksh, mksh, ash (optionally with a
 #: path or through env) with options other than -c (with -c the script is an argument and stdin is data).
@@ -36,13 +36,13 @@ SHELL_COMMAND = (
     r"(?:(?:/usr)?(?:/local)?/bin/)?(?:env[ \t]+)?(?:ba|da|z|k|mk|a)?sh"
     r"(?:[ \t]+(?:-[A-Za-bd-z]+|--[a-z][a-z-]*|\+[A-Za-z]+))*"
 )
-#: What may follow a heredoc marker (SPEC §2.2): blanks, then a redirection (``>``, ``<``, ``2>``, ``&>``, ...), a pipe
-#: or a list operator, and the rest of the line, which holds no other ``<<`` (that would be ``multiple_heredocs``,
+#: What may follow a heredoc marker (docs/formats.md): blanks, then a redirection (``>``, ``<``, ``2>``, ``&>``, ...), a
+#: pipe or a list operator, and the rest of the line, which holds no other ``<<`` (that would be ``multiple_heredocs``,
 #: whose body runs to the last marker). Groups (relative): the operator, the rest.
 TAIL = rf"(?:{BLANK}+(?![^\n]*<<)([0-9]*[<>]|&>|\|\|?|&&|;)([^\n]*?))?"
 #: :data:`TAIL` without groups, for look-aheads whose group numbers must not move.
 TAIL_LOOK = rf"(?:{BLANK}+(?![^\n]*<<)(?:[0-9]*[<>]|&>|\|\|?|&&|;)[^\n]*?)?"
-#: An 8-hex-digit ID or a canonical 8-4-4-4-12 UUID (SPEC §3.1), hex case-insensitive.
+#: An 8-hex-digit ID or a canonical 8-4-4-4-12 UUID (docs/formats.md), hex case-insensitive.
 UUID_ID = r"[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}|[0-9A-Fa-f]{8}"
 
 
@@ -87,7 +87,7 @@ TERMINATOR_CAPTURES = {"1": {"name": TOKEN_SCOPE}}
 
 
 def delimiter_rules(indent: str) -> list[Rule]:
-    """Structured-body delimiters (SPEC §3.1): plain ``---NAME---`` and ``---(UUID:ID)NAME---``.
+    """Structured-body delimiters (docs/formats.md): plain ``---NAME---`` and ``---(UUID:ID)NAME---``.
 
     ``indent`` is ``""`` for ``<<`` bodies (a delimiter starts at column 1) and ``"\\t*"`` for ``<<-`` bodies,
     whose leading tabs are stripped before the body is parsed.
@@ -329,7 +329,7 @@ def cli_grammar() -> Rule:
 
 BLOCK_TAGS = ("CREATE_FILE", "EDIT_FILE", "RUN_COMMAND", "MESSAGE", "DONE")
 SELF_CLOSING_TAGS = ("DELETE_FILE", "READ_FILE")
-#: After ``[NAME``: a blank, ``/`` or ``]`` (SPEC §4.2; ``[DONE`` alone is prose).
+#: After ``[NAME``: a blank, ``/`` or ``]`` (docs/formats.md; ``[DONE`` alone is prose).
 TAG_NAME_END = r"(?=[ \t\f\v/\]])"
 #: The rest of an opener is well-formed up to ``]`` and followed by text: inline content, which opens no block.
 INLINE_CONTENT = r"(?:[^\"\]\n]|\"(?:[^\"\\\n]|\\.)*\")*\][ \t\f\v]*[^ \t\f\v\n]"
@@ -476,7 +476,7 @@ COMMAND_NAMES = "|".join(BLOCK_TAGS + SELF_CLOSING_TAGS)
 
 
 def section_marker(names: str) -> str:
-    """A marker line is exactly ``=== NAME ===`` (SPEC §5)."""
+    """A marker line is exactly ``=== NAME ===`` (docs/formats.md)."""
     return rf"^(===) ({names}) (===)$"
 
 

@@ -1,5 +1,5 @@
 """For every test: a private, empty $XDG_CONFIG_HOME, so the real user's heredoc-lsp config (which may loosen the
-safety settings, SPEC §8) never takes part; servers and command lines started by tests inherit it."""
+safety settings, docs/configuration.md) never takes part; servers and command lines started by tests inherit it."""
 
 from __future__ import annotations
 

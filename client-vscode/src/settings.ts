@@ -8,7 +8,7 @@
  * how) are ignored, as VS Code does for `get()`.
  *
  * The server treats these settings as the user's own, so it lets them loosen the safety settings (sandbox,
- * network, confirmation, environment, timeout, runner) that a workspace may only make stricter (SPEC §8). A
+ * network, confirmation, environment, timeout, runner) that a workspace may only make stricter (docs/configuration.md). A
  * workspace's `.vscode/settings.json` is as much the repository's as its heredoc-lsp.toml: for those keys only the
  * user-level value (`inspect(key).globalValue`) is ever sent, trusted workspace or not.
  */

@@ -1,4 +1,4 @@
-"""Which format a document is: by language id (editor aliases included), else by file name (SPEC §10)."""
+"""Which format a document is: by language id (editor aliases included), else by file name (docs/editors.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Workspace checks of inbox replies against real directories and real symbolic links (SPEC §4.6)."""
+"""Workspace checks of inbox replies against real directories and real symbolic links (docs/formats.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``heredoc-lsp parse`` through real subprocesses: the exact JSON shapes of SPEC §9 and the exit codes."""
+"""``heredoc-lsp parse`` through real subprocesses: the exact JSON shapes of docs/formats.md and the exit codes."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def test_cli_script(cli: Runner, tmp_path: Path) -> None:
 
 
 def test_cli_command_is_the_run_text_of_an_opener_with_a_tail(cli: Runner, tmp_path: Path) -> None:
-    # SPEC §2.2: the text before `<<`, one space and the tail (a redirection or a pipe).
+    # docs/formats.md: the text before `<<`, one space and the tail (a redirection or a pipe).
     write(tmp_path / "s.cli", "cat <<EOF > out.txt\nhi\nEOF\npython3 - <<'PY'  |  tee é.log\nprint(1)\nPY\n")
     assert parsed(cli, "s.cli", cwd=tmp_path)["commands"] == [
         {"line": 1, "command": "cat > out.txt", "stdin": ["hi"], "marker": "EOF"},

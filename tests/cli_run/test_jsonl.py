@@ -1,4 +1,4 @@
-"""``--output json``: the JSONL protocol of SPEC §7 over a real process's stdin and stdout."""
+"""``--output json``: the JSONL protocol of docs/jsonl.md over a real process's stdin and stdout."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Config loading (SPEC §8): values, every kind of invalid input with file, line and key, pyproject, walk-up."""
+"""Config loading (docs/configuration.md): values, every kind of invalid input with file, line and key, pyproject,
+walk-up."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The effective config (SPEC §8): a workspace file may only make the safety settings stricter; the user's own
-config, the editor's settings and the command line's overrides may loosen them; other keys keep their precedence."""
+"""The effective config (docs/configuration.md): a workspace file may only make the safety settings stricter; the user's
+own config, the editor's settings and the command line's overrides may loosen them; other keys keep their precedence."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC §10: the format comes from the language id (editor aliases too), else from the file name."""
+"""docs/editors.md: the format comes from the language id (editor aliases too), else from the file name."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC §1: the line model, trimming, BOM and invalid UTF-8."""
+"""docs/formats.md: the line model, trimming, BOM and invalid UTF-8."""
 
 from __future__ import annotations
 

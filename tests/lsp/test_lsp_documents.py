@@ -1,4 +1,4 @@
-"""The line-based document store against the obvious string model (SPEC §1 line model)."""
+"""The line-based document store against the obvious string model (docs/formats.md line model)."""
 
 from __future__ import annotations
 

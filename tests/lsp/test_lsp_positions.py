@@ -35,7 +35,7 @@ def test_past_the_end_of_a_line_is_its_end(encoding: str, line: str, extra: int)
 
 
 def test_the_spec_example() -> None:
-    # SPEC §1: "é😀 <<EOF" has the opener at UTF-16 column 6, UTF-8 column 9 and Python index 5.
+    # docs/formats.md: "é😀 <<EOF" has the opener at UTF-16 column 6, UTF-8 column 9 and Python index 5.
     line = "é😀 <<EOF"
     assert [positions.column_to_client(PositionCodec(e), line, 5) for e in ENCODINGS] == [6, 9, 5]
 

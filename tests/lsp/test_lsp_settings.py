@@ -176,8 +176,8 @@ async def test_open_config_file_is_checked_as_typed(tmp_path: Path, profile: str
 async def test_loosening_workspace_config_is_warned_and_ignored(
     tmp_path: Path, profile: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """SPEC §8: a workspace file may not loosen a safety setting; the warning sits on the key, in the watched file
-    and in the open config document. The editor's settings (user level) may loosen it."""
+    """docs/configuration.md: a workspace file may not loosen a safety setting; the warning sits on the key, in the
+    watched file and in the open config document. The editor's settings (user level) may loosen it."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))  # no user config: the defaults are the person's
     ws = tmp_path / "ws"
     ws.mkdir()

@@ -74,7 +74,8 @@ def test_inbox_tokens() -> None:
 
 
 def test_configured_command_after_env_prefix_is_one_function_token() -> None:
-    # SPEC §3: `CHATROOM_URL=... chatroom  handoff` names the configured `chatroom handoff`; the token covers its words.
+    # docs/formats.md: `CHATROOM_URL=... chatroom  handoff` names the configured `chatroom handoff`; the token covers
+    # its words.
     schemas = {"chatroom handoff": CommandSchema("chatroom handoff", "single", single_param="MESSAGE")}
     lines = split_lines("CHATROOM_URL=http://x chatroom  handoff j1 <<EOF > out\nhi\nEOF\nA=1 chatroom handoff\n")
     found = tokens(Language.CLI, lines, parse_cli(lines, schemas), schemas)

@@ -1,5 +1,5 @@
 """A reply naming a huge file costs a bounded amount of memory and reading: in ``check``, in the language server
-and in ``apply`` (SPEC §4.6, §4.8; the caps are in heredoc_lsp/analysis/workspace.py).
+and in ``apply`` (docs/formats.md; the caps are in heredoc_lsp/analysis/workspace.py).
 
 The file is 200 MB of line breaks (200 million lines): the worst case for anything that counts lines by building a
 list. Memory is measured as the peak RSS of the child (``wait4``) or the server's ``VmHWM``; reading as ``rchar``

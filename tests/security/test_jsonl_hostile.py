@@ -1,4 +1,4 @@
-"""Hostile JSONL input (SPEC §7): no line stops the reader, signals end the process at any time, exit codes."""
+"""Hostile JSONL input (docs/jsonl.md): no line stops the reader, signals end the process at any time, exit codes."""
 
 from __future__ import annotations
 

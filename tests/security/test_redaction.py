@@ -1,4 +1,4 @@
-"""Secret values never reach an outbox, a live event or a run log in clear (SPEC §6 Environment/Output).
+"""Secret values never reach an outbox, a live event or a run log in clear (docs/security.md Environment/Output).
 
 Every test runs the real command line (``run`` / ``apply`` / ``agent new`` as subprocesses) with a secret-looking
 variable in its environment, named in the user's config and the workspace's (so that it is passed to commands).

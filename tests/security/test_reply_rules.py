@@ -1,4 +1,5 @@
-"""Safety settings are the person's, not the repository's (SPEC §8), end to end through the real command line.
+"""Safety settings are the person's, not the repository's (docs/configuration.md), end to end through the real command
+line.
 
 The attack: an LLM's reply (or a cloned repository) writes ``heredoc-lsp.toml`` / ``[tool.heredoc-lsp]`` with
 ``sandbox = "none"`` and ``env = ["GITHUB_TOKEN"]`` (or ``confirm = "never"``, or another runner); the next reply's

@@ -1,4 +1,4 @@
-"""``heredoc-lsp run`` runs only what a ``.cli`` script means (SPEC §2.2, §2.6, §2.8).
+"""``heredoc-lsp run`` runs only what a ``.cli`` script means (docs/formats.md).
 
 Every test runs the real command line (``run -y`` as a subprocess) in a fresh workspace and checks what happened on
 disk: a file a command would create tells whether that command ran.

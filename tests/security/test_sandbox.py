@@ -1,4 +1,4 @@
-"""Hostile replies against the real command line and real bubblewrap (SPEC §6 "Isolation", "Protected paths").
+"""Hostile replies against the real command line and real bubblewrap (docs/security.md "Isolation", "Protected paths").
 
 Secrets are fakes: a private mount namespace (``unshare -m``, made as root) binds a temporary home at
 ``/home/alice`` (on a tmpfs ``/home``), a fake ``/etc/shadow`` over the real one and a folder holding a

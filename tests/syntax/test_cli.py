@@ -1,4 +1,4 @@
-"""SPEC §2: the .cli scanner — items, heredocs, stdin, every diagnostic with exact code, message and span."""
+"""docs/formats.md: the .cli scanner — items, heredocs, stdin, every diagnostic with exact code, message and span."""
 
 from __future__ import annotations
 
@@ -581,7 +581,7 @@ def test_resume_line_and_reparse() -> None:
 
 
 # --------------------------------------------------------------------------------------------------------------
-# SPEC §2.2: an opener followed by a redirection, pipe or list operator; the runner gets the text before `<<`, one
+# docs/formats.md: an opener followed by a redirection, pipe or list operator; the runner gets the text before `<<`, one
 # space and the tail.
 
 TAILS = [
@@ -748,7 +748,7 @@ def test_arca_hint_for_an_opener_with_a_tail() -> None:
 
 
 # --------------------------------------------------------------------------------------------------------------
-# SPEC §2.9 lint warnings: `no_effect` (a line that only changes the shell's own state) and `line_continuation`.
+# docs/formats.md lint warnings: `no_effect` (a line that only changes the shell's own state) and `line_continuation`.
 
 
 def _no_effect(shown: str, what: str, example: str) -> str:
@@ -885,7 +885,7 @@ def test_no_line_continuation(text: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------------------------
-# SPEC §3: configured commands after `NAME=value` prefixes, blanks read as one space.
+# docs/formats.md: configured commands after `NAME=value` prefixes, blanks read as one space.
 
 
 @pytest.mark.parametrize(

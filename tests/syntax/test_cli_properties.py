@@ -102,7 +102,7 @@ class Entry:
     dash: bool = False
     space: str = ""
     body: tuple[str, ...] = ()
-    tail: str = ""  # a redirection or pipe after the marker (SPEC §2.2)
+    tail: str = ""  # a redirection or pipe after the marker (docs/formats.md)
 
 
 line_chars = st.characters(blacklist_characters="\r\n", blacklist_categories=["Cs"])

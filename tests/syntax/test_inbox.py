@@ -1,4 +1,4 @@
-"""SPEC §4.1-§4.7: inbox replies, parsed without a workspace."""
+"""docs/formats.md: inbox replies, parsed without a workspace."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def summary(reply: InboxReply) -> list[tuple[str, dict[str, str], str | None]]:
         ("[DONE\t]", (0, "DONE")),
         ('[READ_FILE\tpath="a"]', (0, "READ_FILE")),
         ("[RUN_COMMAND junk", (0, "RUN_COMMAND")),  # an opener (with a bad_attr), not prose
-        ("[CREATE_FILE", None),  # nothing after the name: the SPEC's rule read literally
+        ("[CREATE_FILE", None),  # nothing after the name: the opener rule of docs/formats.md read literally
         ("[CREATE_FILE   ", None),
         ('[create_file path="a"]', None),
         ('[Create_File path="a"]', None),

@@ -1,4 +1,4 @@
-"""SPEC §5: outbox files (sections, markers, header)."""
+"""docs/formats.md: outbox files (sections, markers, header)."""
 
 from __future__ import annotations
 

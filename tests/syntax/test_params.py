@@ -1,4 +1,4 @@
-"""SPEC §3: structured heredoc bodies — delimiters, styles, values and every diagnostic, exactly."""
+"""docs/formats.md: structured heredoc bodies — delimiters, styles, values and every diagnostic, exactly."""
 
 from __future__ import annotations
 

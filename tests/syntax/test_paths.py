@@ -1,4 +1,4 @@
-"""SPEC §4.6: the textual path check shared by the parser, the server and the executor."""
+"""docs/formats.md: the textual path check shared by the parser, the server and the executor."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC §6 "Protected paths": the pure decision of what a reply may never write."""
+"""docs/security.md "Protected paths": the pure decision of what a reply may never write."""
 
 from __future__ import annotations
 

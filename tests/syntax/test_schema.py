@@ -1,4 +1,5 @@
-"""SPEC §3: which configured command a command text names (env prefixes skipped, blank runs read as one space)."""
+"""docs/formats.md: which configured command a command text names (env prefixes skipped, blank runs read as one
+space)."""
 
 from __future__ import annotations
 

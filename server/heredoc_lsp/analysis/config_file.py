@@ -1,5 +1,5 @@
 """A config file's problems as diagnostics on that file: ``config_error``, and the warning ``ignored_setting`` for a
-safety setting a workspace file tried to loosen (SPEC §8)."""
+safety setting a workspace file tried to loosen (docs/configuration.md)."""
 
 from __future__ import annotations
 

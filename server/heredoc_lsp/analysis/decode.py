@@ -1,4 +1,4 @@
-"""File bytes to document text (SPEC §1): BOM removed, invalid UTF-8 replaced and reported once."""
+"""File bytes to document text (docs/formats.md): BOM removed, invalid UTF-8 replaced and reported once."""
 
 from __future__ import annotations
 

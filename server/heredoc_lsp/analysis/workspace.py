@@ -1,11 +1,11 @@
-"""Workspace checks of an inbox reply (SPEC §4.6, second half): the only analysis that reads the file system.
+"""Workspace checks of an inbox reply (docs/formats.md, second half): the only analysis that reads the file system.
 
 For each command that would run (no error of its own, before ``[DONE]``), in order:
 
 - the path's real location (symlinks resolved; for a file that does not exist, its nearest existing parent) must
   stay inside the workspace: else ``path_outside_workspace`` (error);
-- CREATE_FILE / EDIT_FILE / DELETE_FILE must not change a protected path (SPEC §6), neither as written nor where
-  links lead, nor a ``pyproject.toml``'s ``[tool.heredoc-lsp]`` table (judged on the file's text at that point of
+- CREATE_FILE / EDIT_FILE / DELETE_FILE must not change a protected path (docs/security.md), neither as written nor
+  where links lead, nor a ``pyproject.toml``'s ``[tool.heredoc-lsp]`` table (judged on the file's text at that point of
   the reply): else ``protected_path`` (error) on the ``path`` attribute;
 - EDIT_FILE / DELETE_FILE / READ_FILE need a file that exists or is created earlier in the same reply (and not
   deleted since): else ``file_not_found`` (warning);
@@ -49,7 +49,7 @@ _WRITES = ("CREATE_FILE", "EDIT_FILE", "DELETE_FILE")
 
 
 def count_lines_bytes(data: bytes) -> int:
-    """Lines in the SPEC §1 model: a terminator at the very end does not start another line."""
+    """Lines in the docs/formats.md model: a terminator at the very end does not start another line."""
     if not data:
         return 0
     n = data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")

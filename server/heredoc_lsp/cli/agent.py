@@ -1,4 +1,4 @@
-"""``heredoc-lsp agent new TASK`` and ``agent watch``: the inbox/outbox loop from the command line (SPEC §5).
+"""``heredoc-lsp agent new TASK`` and ``agent watch``: the inbox/outbox loop from the command line (docs/formats.md).
 
 ``agent new`` creates a session (``sessions/<id>.json``) and writes ``outbox/<id>_seq0001.txt``: paste it to an
 LLM, save its reply as ``inbox/<anything>.txt``. ``agent watch`` applies every ``inbox/*.txt`` (oldest first) to
@@ -6,7 +6,7 @@ the active session, writes the next outbox and moves the reply to ``inbox/proces
 inbox is empty. The agent root (``--workspace``, default the current directory) is also the workspace the
 replies change.
 
-Exactly once (SPEC §6 "Trust"): a reply is applied only when it is complete (unchanged for ``--settle`` seconds),
+Exactly once (docs/formats.md): a reply is applied only when it is complete (unchanged for ``--settle`` seconds),
 never twice (the ledger ``.heredoc-lsp/replies.json`` is shared with ``apply``; a reply interrupted by a kill is
 reported and moved to ``inbox/processed/``, not re-applied), a declined reply is not offered again, and a file that
 a run or a reply wrote into ``inbox/`` is refused and moved to ``inbox/refused/``, as is a prompt pasted back and

@@ -1,4 +1,4 @@
-"""``heredoc-lsp apply REPLY``: apply an LLM's inbox reply to the workspace and write the next outbox (SPEC §4.8, §5).
+"""``heredoc-lsp apply REPLY``: apply an LLM's inbox reply to the workspace and write the next outbox (docs/formats.md).
 
 Each command runs in order; one with an error is not executed and reported FAILED; ``[DONE]`` ends processing.
 Results use the seed's wording (``[OK] CREATE_FILE: Created 'src/a.py'``). With an active agent session in the

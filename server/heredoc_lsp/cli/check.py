@@ -1,5 +1,6 @@
-"""``heredoc-lsp check [PATH...]``: report every problem in every supported file (SPEC §9), fix what can be fixed
-(``--fix``, ``--diff``), choose codes (``--select``, ``--ignore``, ``[lint]``) and re-check on change (``--watch``).
+"""``heredoc-lsp check [PATH...]``: report every problem in every supported file (docs/checking.md), fix what can be
+fixed (``--fix``, ``--diff``), choose codes (``--select``, ``--ignore``, ``[lint]``) and re-check on change
+(``--watch``).
 
 Exit codes: 0 no errors (with ``--strict``: no errors and no warnings; always with ``--exit-zero``), 1 problems
 (with ``--diff``: a fix would change a file), 2 usage errors, a missing path or an unreadable file. A broken config
@@ -697,7 +698,7 @@ def _config(
 ) -> Config:
     """The file's effective config; a broken one is reported once (diagnostics on the config file, a note) and the
     defaults apply, as in the editor. The safety settings its workspace file may not loosen are reported once per
-    file in ``warned`` (warnings ``ignored_setting``, SPEC §8)."""
+    file in ``warned`` (warnings ``ignored_setting``, docs/configuration.md)."""
     from heredoc_lsp.analysis.config_file import ignored_diagnostics  # deferred: check start-up
     from heredoc_lsp.cli.sources import display_path, effective_for  # deferred: check start-up
     from heredoc_lsp.config.model import DEFAULT_CONFIG, ConfigError  # deferred: check start-up

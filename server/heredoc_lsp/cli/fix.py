@@ -60,7 +60,7 @@ def id_generator() -> Callable[[], str]:
 
 
 def line_starts(text: str) -> list[int]:
-    """Offsets where each line starts (SPEC §1 terminators), with ``len(text)`` appended."""
+    """Offsets where each line starts (docs/formats.md terminators), with ``len(text)`` appended."""
     starts = [0] + [m.end() for m in _TERMINATOR.finditer(text)]
     if starts[-1] != len(text):
         starts.append(len(text))
@@ -253,7 +253,7 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def unified_diff(display: str, old: str, new: str) -> str:
-    """A unified diff of two versions of a document (lines split at SPEC §1 terminators only)."""
+    """A unified diff of two versions of a document (lines split at docs/formats.md terminators only)."""
     import difflib  # deferred: check start-up
 
     def keep_ends(text: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""``heredoc-lsp parse FILE``: the parse of one document as JSON, for tools and agents (SPEC §9).
+"""``heredoc-lsp parse FILE``: the parse of one document as JSON, for tools and agents (docs/formats.md).
 
 Output (1-based lines, 1-based code-point columns, ``end_column`` exclusive)::
 
@@ -119,7 +119,7 @@ def _parse(args: argparse.Namespace) -> int:
 
 
 def parse_document(analysis: Analysis) -> dict[str, Any]:
-    """The JSON object of SPEC §9 for one analysed document."""
+    """The JSON object of docs/formats.md for one analysed document."""
 
     out: dict[str, Any] = {"language": analysis.language.value}
     tree: Any = analysis.tree

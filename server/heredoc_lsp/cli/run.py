@@ -1,9 +1,9 @@
-"""``heredoc-lsp run SCRIPT.cli``: run a script's commands through the sandboxed executor (SPEC §2.8, §9).
+"""``heredoc-lsp run SCRIPT.cli``: run a script's commands through the sandboxed executor (docs/formats.md; README.md).
 
 Only ``.cli`` scripts run: an inbox reply, an outbox or any other file is refused (exit 2; replies are applied with
 ``apply``). A script with any error, or a ``possible_heredoc`` warning, runs nothing. Commands run in order, each
 with its heredoc as stdin, and the run stops at the first failing command unless ``--keep-going``. ``--output json``
-writes SPEC §7 events (JSONL) on stdout and reads ``run.start``/``run.input``/``run.cancel`` on stdin. Exit codes:
+writes docs/jsonl.md events (JSONL) on stdout and reads ``run.start``/``run.input``/``run.cancel`` on stdin. Exit codes:
 0 completed or cancelled, 1 failed, 2 usage.
 """
 
@@ -64,7 +64,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def not_a_script(path: Path) -> str | None:
-    """Why ``path`` may not be run as a script (SPEC §2.8: only ``.cli`` scripts are), or None when it may."""
+    """Why ``path`` may not be run as a script (docs/formats.md: only ``.cli`` scripts are), or None when it may."""
     language = language_from_path(path)
     if language is Language.CLI:
         return None

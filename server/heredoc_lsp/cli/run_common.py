@@ -1,11 +1,11 @@
 """What ``run``, ``apply`` and ``agent`` share: options, config, and the text / JSONL front ends of a run.
 
-JSON mode (SPEC §7): events on stdout only; stdin is read for the whole run: ``run.start {path, options?}`` when
+JSON mode (docs/jsonl.md): events on stdout only; stdin is read for the whole run: ``run.start {path, options?}`` when
 no file is on the command line (``options``: ``timeout_s``, ``sandbox``, ``keep_going``, ``yes``; others are
 ignored; the message's ``run_id`` becomes the run's), ``run.input {question_id, value}``, ``run.cancel
 {reason?}``. Problems with input lines go to stderr and reading goes on; a wrong ``v`` ends the run with
 ``unsupported_version``; end of file before ``run.start`` is a ``protocol_error``. SIGINT/SIGTERM end the process
-at any time, before ``run.start`` too. Exit codes (SPEC §7): 0 completed, 1 failed, 2 usage, 130 cancelled (143
+at any time, before ``run.start`` too. Exit codes (docs/jsonl.md): 0 completed, 1 failed, 2 usage, 130 cancelled (143
 when SIGTERM ended it).
 
 Imported only inside the subcommands' ``run()`` (it pulls in the executor and rich).
@@ -64,7 +64,7 @@ class UsageError(Exception):
 
 def cli_overrides(args: argparse.Namespace, options: Mapping[str, Any] | None = None) -> Overrides:
     """The person's choices for this run: the flags, then (JSON mode) ``run.start`` options. They may loosen the
-    safety settings, which a workspace config may not (SPEC §8)."""
+    safety settings, which a workspace config may not (docs/configuration.md)."""
     timeout = getattr(args, "timeout", None)
     sandbox = getattr(args, "sandbox", None)
     yes = bool(getattr(args, "yes", False))
@@ -116,7 +116,7 @@ def build_options(args: argparse.Namespace, config: Config, overrides: Mapping[s
 
 
 def report_ignored(ignored: tuple[IgnoredSetting, ...]) -> None:
-    """One stderr line per workspace setting that was ignored (SPEC §8), before anything runs."""
+    """One stderr line per workspace setting that was ignored (docs/configuration.md), before anything runs."""
     for item in ignored:
         _warn(_line(item))
 
@@ -196,7 +196,7 @@ def _install_signals(
 
 
 def _exit_code(outcome: RunOutcome, got: dict[str, int]) -> int:
-    """SPEC §7: 0 completed, 1 failed, 130 cancelled (143 when SIGTERM ended it)."""
+    """docs/jsonl.md: 0 completed, 1 failed, 130 cancelled (143 when SIGTERM ended it)."""
     if outcome.status == "cancelled":
         return _cancelled_exit(got)
     return outcome.exit_code

@@ -1,4 +1,5 @@
-"""Configuration (SPEC §8): ``heredoc-lsp.toml`` or ``[tool.heredoc-lsp]`` in ``pyproject.toml``, plus LSP settings.
+"""Configuration (docs/configuration.md): ``heredoc-lsp.toml`` or ``[tool.heredoc-lsp]`` in ``pyproject.toml``, plus LSP
+settings.
 
 Public API:
 

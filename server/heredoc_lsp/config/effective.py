@@ -1,5 +1,5 @@
-"""The effective configuration (SPEC §8): the user's own config, a workspace config, the editor's settings and the
-command line's overrides merged into one :class:`~heredoc_lsp.config.model.Config`. Pure: no I/O.
+"""The effective configuration (docs/configuration.md): the user's own config, a workspace config, the editor's settings
+and the command line's overrides merged into one :class:`~heredoc_lsp.config.model.Config`. Pure: no I/O.
 
 Safety settings (:data:`~heredoc_lsp.config.model.SAFETY_KEYS`) are the person's, not the repository's: a
 workspace file (``heredoc-lsp.toml``, ``[tool.heredoc-lsp]``), which a cloned repository or an LLM's reply

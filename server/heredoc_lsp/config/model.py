@@ -1,4 +1,5 @@
-"""The configuration as typed, immutable values (SPEC §8). No I/O here; see :mod:`heredoc_lsp.config.load`."""
+"""The configuration as typed, immutable values (docs/configuration.md). No I/O here; see
+:mod:`heredoc_lsp.config.load`."""
 
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ PYPROJECT_FILE_NAME = "pyproject.toml"
 USER_CONFIG_DIR = "heredoc-lsp"
 USER_CONFIG_FILE_NAME = "config.toml"
 
-# The settings a workspace file may only make stricter (SPEC §8), as dotted TOML keys.
+# The settings a workspace file may only make stricter (docs/configuration.md), as dotted TOML keys.
 SAFETY_KEYS: tuple[str, ...] = (
     "executor.sandbox",
     "executor.allow_network",
@@ -97,7 +98,7 @@ class WrittenKey:
 
 @record
 class ExecutorSettings:
-    """The ``[executor]`` table: how commands run (SPEC §6)."""
+    """The ``[executor]`` table: how commands run (docs/security.md)."""
 
     timeout_s: float = 30
     sandbox: Sandbox = "auto"

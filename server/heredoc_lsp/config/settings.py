@@ -1,5 +1,5 @@
-"""LSP settings on top of a file config (SPEC §8): ``initializationOptions`` or ``workspace/configuration`` for the
-section ``heredocLsp``.
+"""LSP settings on top of a file config (docs/configuration.md): ``initializationOptions`` or
+``workspace/configuration`` for the section ``heredocLsp``.
 
 The settings object mirrors the TOML file with camelCase keys, nested (dotted keys such as ``"executor.timeoutS"``
 are accepted too and mean the same). An optional outer ``{"heredocLsp": {...}}`` wrapper is unwrapped.

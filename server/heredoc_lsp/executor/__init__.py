@@ -1,4 +1,5 @@
-"""The sandboxed executor: runs ``.cli`` scripts and applies inbox replies, emitting run events (SPEC §4.8, §5-§7).
+"""The sandboxed executor: runs ``.cli`` scripts and applies inbox replies, emitting run events (docs/formats.md;
+docs/security.md; docs/jsonl.md).
 
 No terminal, JSON or LSP knowledge lives here: front ends (``heredoc-lsp run/apply/agent``, the language server)
 pass an event sink and a :class:`RunControl` and get a :class:`RunOutcome` back.
@@ -15,7 +16,7 @@ default: from the config), ``workspace`` (where commands run and files change), 
 They never raise for anything the run does; cancelling the awaiting task kills the processes, emits
 ``run.cancelled`` and re-raises :class:`asyncio.CancelledError`.
 
-Events (SPEC §7): ``run.started``; ``run.progress`` with ``kind`` = ``command`` (index, total, line, command,
+Events (docs/jsonl.md): ``run.started``; ``run.progress`` with ``kind`` = ``command`` (index, total, line, command,
 step), ``stdout``/``stderr`` (index, text: clean, redacted, live), ``status`` (text; a step's result carries
 ``result``, the :meth:`StepResult.to_json` dict); ``run.question`` (question_id, kind, text, options, default);
 ``run.artifact`` (name, kind = created|edited|deleted|outbox|session, path); then exactly one of ``run.completed``
@@ -35,7 +36,7 @@ limits), :func:`build_environment` / :class:`Redactor` (secret values hidden in 
 EDIT_FILE, READ_FILE), and the agent files in :mod:`heredoc_lsp.executor.agent` (sessions, outbox rendering, inbox
 scanning).
 
-Choices where the SPEC is silent:
+Choices the rules leave open (docs/decisions.md):
 
 - A reply whose commands fail still *completes* (``run.completed``, exit 0): FAILED results are what the LLM
   gets back. A script run with a failing command *fails* (``command_failed``, exit 1), also with ``keep_going``.

@@ -1,4 +1,4 @@
-"""The agent loop's files (SPEC §5): sessions, outbox files, the inbox folder.
+"""The agent loop's files (docs/formats.md): sessions, outbox files, the inbox folder.
 
 Layout under an agent root (the workspace the replies change)::
 

@@ -1,4 +1,5 @@
-"""The environment a command gets (an allowlist) and the redaction of secret values from its output (SPEC §6)."""
+"""The environment a command gets (an allowlist) and the redaction of secret values from its output
+(docs/security.md)."""
 
 from __future__ import annotations
 

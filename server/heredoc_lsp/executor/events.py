@@ -1,4 +1,4 @@
-"""Run events (SPEC §7): what every front end consumes, and the emitter that guarantees one terminal event.
+"""Run events (docs/jsonl.md): what every front end consumes, and the emitter that guarantees one terminal event.
 
 An event is a :class:`RunEvent` handed to an :data:`EventSink` (a plain callable). The terminal display, the JSONL
 writer and the language server are all sinks; nothing here knows about terminals, JSON or LSP.
@@ -77,7 +77,7 @@ class RunEvent:
         return self.type in TERMINAL_TYPES
 
     def envelope(self) -> dict[str, Any]:
-        """The JSONL envelope of SPEC §7."""
+        """The JSONL envelope of docs/jsonl.md."""
         return {
             "v": PROTOCOL_VERSION,
             "id": self.id,

@@ -1,4 +1,4 @@
-"""File operations of an inbox reply, confined to the workspace (SPEC §4.6, §4.8).
+"""File operations of an inbox reply, confined to the workspace (docs/formats.md).
 
 Every operation checks its path twice:
 

@@ -1,4 +1,4 @@
-"""The JSONL side of SPEC §7: writing events one per line, reading ``run.start``/``run.input``/``run.cancel``.
+"""The JSONL side of docs/jsonl.md: writing events one per line, reading ``run.start``/``run.input``/``run.cancel``.
 
 Rules implemented here: every line written is one complete JSON object in UTF-8; inbound lines that are not JSON
 objects, have no ``type`` or an unknown one are *problems* (reported, reading goes on); a ``v`` other than ``"1"``
@@ -31,7 +31,7 @@ _OPENERS: Final = frozenset(b"[{")
 
 
 class JsonlWriter:
-    """An event sink writing the SPEC §7 envelope, one JSON object per line, flushed at once (thread-safe)."""
+    """An event sink writing the docs/jsonl.md envelope, one JSON object per line, flushed at once (thread-safe)."""
 
     def __init__(self, stream: IO[bytes]) -> None:
         self._stream = stream

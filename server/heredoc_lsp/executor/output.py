@@ -1,4 +1,5 @@
-"""Command output: incremental UTF-8 decoding, escape/control removal, bounded capture, head+tail truncation (SPEC §6).
+"""Command output: incremental UTF-8 decoding, escape/control removal, bounded capture, head+tail truncation
+(docs/security.md).
 
 - :class:`StreamSanitizer` turns a byte stream into clean text chunk by chunk: strict UTF-8 with one U+FFFD per
   maximal invalid subpart (a character split across chunks is never broken), terminal escape sequences (CSI, OSC,

@@ -1,4 +1,4 @@
-"""Running one process under asyncio with a real deadline and a whole-tree kill (SPEC §6).
+"""Running one process under asyncio with a real deadline and a whole-tree kill (docs/security.md).
 
 - The process gets an argv list (never re-quoted), its own session and process group, the given environment and
   working directory, and stdin from a pipe fed with the given bytes (closed after them: a command that reads more

@@ -1,4 +1,4 @@
-"""The PROTOCOL section of every outbox: heredoc-lsp's complete instructions to the LLM (SPEC §5).
+"""The PROTOCOL section of every outbox: heredoc-lsp's complete instructions to the LLM (docs/formats.md).
 
 The text depends only on the protocol version and the limits, so it is identical in every outbox written with the
 same settings. It never contains a line of the form ``=== NAME ===`` (that would look like a section marker).

@@ -1,4 +1,5 @@
-"""Applying an inbox reply to a workspace (SPEC §4.8) and, in an agent session, writing the next outbox (SPEC §5).
+"""Applying an inbox reply to a workspace (docs/formats.md) and, in an agent session, writing the next outbox
+(docs/formats.md).
 
 A reply is a transaction (docs/running.md, "Replies are transactions"): before anything runs it is refused when it
 is heredoc-lsp's own prompt pasted back, when it looks cut off (unless ``partial``) or when the same content was

@@ -1,4 +1,4 @@
-"""Isolation and resource limits for one command (SPEC §6).
+"""Isolation and resource limits for one command (docs/security.md).
 
 ``sandbox = "bwrap"`` (or ``"auto"`` when bubblewrap is installed and works) runs the command under bubblewrap,
 which sees only what it needs: the system's program and library folders (``/usr``, ``/bin``, ``/sbin``, ``/lib*``)
@@ -148,9 +148,9 @@ ETC_SECRETS = (
 )
 # System folders bound read-only (a symbolic link such as /bin -> usr/bin on merged-/usr systems stays a link).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-# Paths of the workspace bound read-only over the writable workspace when they exist (SPEC §6 "Protected paths";
-# the reply-side list is heredoc_lsp/syntax/protected.py). Top-level ones; the .git, .envrc, .vscode and .idea found
-# deeper, and the masks of absent ones, come from heredoc_lsp/executor/planted.py (one walk around each command).
+# Paths of the workspace bound read-only over the writable workspace when they exist (docs/security.md "Protected
+# paths"; the reply-side list is heredoc_lsp/syntax/protected.py). Top-level ones; the .git, .envrc, .vscode and .idea
+# found deeper, and the masks of absent ones, come from heredoc_lsp/executor/planted.py (one walk around each command).
 WORKSPACE_READ_ONLY = (
     "inbox",
     "outbox",

@@ -1,5 +1,5 @@
-"""Running a ``.cli`` script (SPEC §2.8): refused when it has errors or a ``possible_heredoc`` warning, else each
-command in order (its run text, SPEC §2.2) with its heredoc."""
+"""Running a ``.cli`` script (docs/formats.md): refused when it has errors or a ``possible_heredoc`` warning, else each
+command in order (its run text, docs/formats.md) with its heredoc."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def script_steps(
     path: Path, text: str | None, config: Config, lines: Collection[int] | None
 ) -> tuple[list[CommandStep], int, list[Diagnostic]]:
     """The script's commands as steps; refuses (``parse_error``) a script with any error or a ``possible_heredoc``
-    warning (SPEC §2.8). Returns steps, total and the diagnostics that do not block the run (warnings, hints)."""
+    warning (docs/formats.md). Returns steps, total and the diagnostics that do not block the run (warnings, hints)."""
 
     source, extra = read_document(path, text)
     analysis = analyze(source, Language.CLI, config, path=path, extra_diagnostics=extra)
@@ -91,7 +91,7 @@ def script_steps(
         )
     tree = analysis.tree
     assert isinstance(tree, CliScript)
-    # The runner gets each command's run text: `cat <<EOF > out.txt` runs `cat > out.txt` (SPEC §2.2).
+    # The runner gets each command's run text: `cat <<EOF > out.txt` runs `cat > out.txt` (docs/formats.md).
     steps = [CommandStep(c.run_text, c.stdin_text(), c.line) for c in tree.commands]
     total = len(steps)
     if lines is not None:
@@ -132,7 +132,7 @@ async def run_script(
     """Run a ``.cli`` script: every command in order, stopping at the first failure unless ``keep_going``.
 
     ``text`` replaces the file's contents (an editor's buffer); ``lines`` (0-based opener lines) runs only those
-    commands. ``options`` default to the config's. Emits SPEC §7 events to ``sink``; never raises for anything
+    commands. ``options`` default to the config's. Emits docs/jsonl.md events to ``sink``; never raises for anything
     the run does (the outcome and the terminal event say what happened).
     """
     script = Path(path)

@@ -1,4 +1,4 @@
-"""Fixes for inbox replies (SPEC §4): close an unclosed block, bring a path back into the workspace."""
+"""Fixes for inbox replies (docs/formats.md): close an unclosed block, bring a path back into the workspace."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Fixes for structured heredoc bodies (SPEC §3): UUID-prefixed delimiters, a missing parameter, an unknown name."""
+"""Fixes for structured heredoc bodies (docs/formats.md): UUID-prefixed delimiters, a missing parameter, an unknown
+name."""
 
 from __future__ import annotations
 

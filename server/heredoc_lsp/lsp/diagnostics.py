@@ -6,7 +6,7 @@ Modes (``initializationOptions.diagnosticMode``, read once at start-up because c
   get pushes. Pushing to a client that also pulls would show every problem twice: VS Code and Neovim keep pushed
   and pulled diagnostics in separate collections (Neovim: one namespace per client for push and another for pull).
 - ``push``: push to every client, never offer pull.
-- ``both``: push to every client and offer pull too (SPEC §10 read literally; for clients that de-duplicate).
+- ``both``: push to every client and offer pull too (docs/editors.md read literally; for clients that de-duplicate).
 
 Pushes are scheduled after each change and computed from the then-current text, so versions superseded by a
 later change before the work ran are never analysed (the work is dropped). Every push carries the version it was

@@ -1,6 +1,6 @@
 """Document links and go-to-definition.
 
-- ``textDocument/documentLink``: every inbox ``path="…"`` value that SPEC §4.6 accepts and whose real location
+- ``textDocument/documentLink``: every inbox ``path="…"`` value that docs/formats.md accepts and whose real location
   stays inside the workspace links to that file (a file not created yet still gets its link, the tooltip says so).
   Refused paths get none.
 - ``textDocument/definition``: on a ``path="…"`` value, the file (existing files only); on a heredoc terminator, the

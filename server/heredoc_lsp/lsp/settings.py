@@ -1,4 +1,4 @@
-"""Settings and configuration for the server (SPEC §8).
+"""Settings and configuration for the server (docs/configuration.md).
 
 Sources, later ones winning key by key: the user's own config file (``$XDG_CONFIG_HOME/heredoc-lsp/config.toml``),
 the workspace root's ``heredoc-lsp.toml`` / ``[tool.heredoc-lsp]`` (or, for a file outside every workspace folder,

@@ -1,6 +1,6 @@
 """Heredoc markers as a pair: the opener's marker word and the terminator line, renamed and highlighted together.
 
-Renaming checks the new name (SPEC §2.2: ``[A-Za-z0-9_]+``) and refuses one that occurs as a body line (trimmed),
+Renaming checks the new name (docs/formats.md: ``[A-Za-z0-9_]+``) and refuses one that occurs as a body line (trimmed),
 because that line would then end the heredoc early. Quotes around a quoted marker stay as they are.
 """
 

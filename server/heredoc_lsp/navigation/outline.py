@@ -1,4 +1,4 @@
-"""The outline of a document as a tree of :class:`Symbol` (SPEC §10 document symbols).
+"""The outline of a document as a tree of :class:`Symbol` (docs/navigation.md document symbols).
 
 - ``.cli``: each command (``Function``; erroneous heredoc lines too, their error as detail), its heredoc
   (``String``, named ``heredoc``, the marker as detail) and, for a structured body, each parameter (``Field``).

@@ -94,7 +94,7 @@ def tokens(
 
 def _command_word(text: str, col: int, schemas: Mapping[str, CommandSchema]) -> tuple[int, int]:
     """(column, length) of the command's name in the command starting at ``col``: the configured name when one
-    matches (after ``NAME=value`` prefixes, SPEC §3), else the first word."""
+    matches (after ``NAME=value`` prefixes, docs/formats.md), else the first word."""
     if schemas:
         end = len(text.rstrip(BLANK_CHARS))
         found = schema_match(schemas, text[col:end])

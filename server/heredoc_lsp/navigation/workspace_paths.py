@@ -1,8 +1,8 @@
 """Inbox ``path="…"`` values against the workspace: where they point, whether that is allowed, what exists there.
 
-The rules are SPEC §4.6's: the textual check first (:func:`heredoc_lsp.syntax.paths.check_path_text`), then the
-real location (symlinks resolved) must stay inside the workspace root. Only an accepted path gets a location;
-links and go-to-definition are offered only for those.
+The rules are those of docs/formats.md (inbox paths): the textual check first
+(:func:`heredoc_lsp.syntax.paths.check_path_text`), then the real location (symlinks resolved) must stay inside the
+workspace root. Only an accepted path gets a location; links and go-to-definition are offered only for those.
 """
 
 from __future__ import annotations

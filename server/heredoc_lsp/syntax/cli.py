@@ -1,4 +1,4 @@
-"""``.cli`` scripts: one command per line, ``#`` comments, ``cmd <<MARKER`` heredocs (SPEC §2).
+"""``.cli`` scripts: one command per line, ``#`` comments, ``cmd <<MARKER`` heredocs (docs/formats.md).
 
 ``parse_cli(lines)`` scans already-split lines once and returns a :class:`CliScript`. Diagnostics are computed
 eagerly; the item objects (:class:`Command`, :class:`Comment`, :class:`Heredoc`) are built on first access of
@@ -11,19 +11,19 @@ with "outside heredoc" state and reports only items and diagnostics at or after 
 ``CliScript.resume_line(line)`` gives the safe restart line for an edit at ``line``, and :func:`reparse_cli` does
 the whole incremental update (restart, then splice the untouched prefix of the previous parse).
 
-Choices where SPEC §2 is silent:
+Choices the rules of docs/formats.md leave open:
 
 - ``cmd <<<word`` is a here-string, i.e. a plain command (a ``bashism`` under the ``sh`` dialect).
 - ``invalid_marker`` (``cmd <<ÉOF``, ``cmd << 'A B'``, ``cmd <<`` with no word) consumes a body only up to a later
   line trimmed to the word (quotes removed); without such a line nothing is consumed, because swallowing the rest
   of the file would hide every later command.
-- An opener's tail (SPEC §2.2) starts with a redirection (``>``, ``<``, ``N>``, ``&>``...), ``|``, ``&&`` or ``;``;
-  ``&`` alone or ``#`` is no tail. ``Command.run_text`` is what the runner gets (``cat <<EOF > out.txt``: ``cat >
+- An opener's tail (docs/formats.md) starts with a redirection (``>``, ``<``, ``N>``, ``&>``...), ``|``, ``&&`` or
+  ``;``; ``&`` alone or ``#`` is no tail. ``Command.run_text`` is what the runner gets (``cat <<EOF > out.txt``: ``cat >
   out.txt``). A marker glued to a tail (``<<EOF>out``) is ``invalid_marker``, its body running to the marker.
 - ``possible_heredoc`` covers ``<<WORD`` needing a space before ``<<`` or followed by a word that is no tail (``cmd
   <<EOF extra``); at most one per line. Lines whose result depends on later lines are remembered for
   ``resume_line``. It blocks a run (:func:`blocks_run`).
-- Lint (SPEC §2.9, warnings): ``no_effect`` for a plain command line that only changes shell state
+- Lint (docs/formats.md, warnings): ``no_effect`` for a plain command line that only changes shell state
   (:data:`NO_EFFECT_COMMANDS`, or assignments alone) and holds no ``; & | < >``, backquote or ``$(``;
   ``line_continuation`` for a plain command (or opener tail) ending in an odd number of ``\\`` outside a ``#``
   comment.
@@ -157,8 +157,8 @@ def _always(args: Sequence[str]) -> bool:
     return True
 
 
-# SPEC §2.9 `no_effect`: commands that only change the shell's own state (which the next line, run in a shell of its
-# own, never sees), with what they change and when they do nothing else (as opposed to printing something).
+# docs/formats.md `no_effect`: commands that only change the shell's own state (which the next line, run in a shell of
+# its own, never sees), with what they change and when they do nothing else (as opposed to printing something).
 # Assignments alone (`X=1`) are the other case.
 NO_EFFECT_COMMANDS: dict[str, tuple[str, Callable[[Sequence[str]], bool]]] = {
     "cd": ("the change of directory", _always),
@@ -229,7 +229,7 @@ class Command:
     """A command line (with its heredoc, if any).
 
     ``text`` is the trimmed command (for a heredoc line, the text before the operator); it starts at column
-    ``col`` of ``line``. ``run_text`` is what the runner gets (SPEC §2.2: with a heredoc tail, the text before the
+    ``col`` of ``line``. ``run_text`` is what the runner gets (docs/formats.md: with a heredoc tail, the text before the
     operator, one space and the tail). ``end_line`` is the last line the item covers (the terminator for a closed
     heredoc).
     ``error`` is None for runnable commands; otherwise the code of the error that made the line no command
@@ -298,13 +298,13 @@ def blocks_run(diagnostic: Diagnostic) -> bool:
 
 
 def may_end_opener(rest: str) -> bool:
-    """True when ``rest``, the text after a marker, lets the marker end an opener (SPEC §2.2): nothing, or blanks and
-    a tail starting with a redirection, a pipe or a list operator."""
+    """True when ``rest``, the text after a marker, lets the marker end an opener (docs/formats.md): nothing, or blanks
+    and a tail starting with a redirection, a pipe or a list operator."""
     return _OPENER_END.match(rest) is not None
 
 
 def command_stdin(command: Command) -> str:
-    """Stdin for ``command`` (SPEC §2.8): each body line followed by ``\\n``; no heredoc or empty body: ``""``."""
+    """Stdin for ``command`` (docs/formats.md): each body line followed by ``\\n``; no heredoc or empty body: ``""``."""
     return command.stdin_text()
 
 
@@ -992,7 +992,7 @@ class _Scanner:
             )
             return
 
-    # ---- lint warnings of plain commands (SPEC §2.9)
+    # ---- lint warnings of plain commands (docs/formats.md)
 
     def _lint(self, i: int, line: str, t: str) -> None:
         """``line_continuation``, ``no_effect``, ``orphan_option``, ``bashism`` and ``shell_syntax`` for the plain

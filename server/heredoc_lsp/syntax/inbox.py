@@ -1,4 +1,4 @@
-"""Parser for inbox command files, the LLM's reply (SPEC §4.1-§4.7, everything that needs no workspace).
+"""Parser for inbox command files, the LLM's reply (docs/formats.md, everything that needs no workspace).
 
 Input is the document's lines as :func:`heredoc_lsp.syntax.text.split_lines` gives them. Output is an immutable
 :class:`InboxReply`: the commands in order, the prose line ranges and every diagnostic.
@@ -17,7 +17,7 @@ line before which the closer most likely belongs}; path codes {"path", "suggesti
 ``missing_attr`` {"attr", "command", "line", "insert_col": where `` attr=""`` can be inserted}; ``bad_attr``
 {"kind": single_quoted | unquoted | unterminated | spaced | no_value | no_space | junk | no_bracket, "attr", "command"}.
 
-Choices where the SPEC is silent:
+Choices the rules leave open (docs/decisions.md):
 
 - The opener rule is applied literally: ``[CREATE_FILE`` with nothing after the name is prose.
 - ``/`` before the final ``]`` means nothing: a block command written ``[DONE /]`` still needs ``[/DONE]``.
@@ -130,7 +130,7 @@ class InboxReply:
 
 
 def _parse_int(value: str | None) -> int | None:
-    """A line number per SPEC §4.5 (``^\\s*\\d+\\s*$``, ASCII digits); None when malformed or absurdly long."""
+    """A line number per docs/formats.md (``^\\s*\\d+\\s*$``, ASCII digits); None when malformed or absurdly long."""
     if value is None or not _INT.fullmatch(value) or len(trim(value)) > _MAX_INT_CHARS:
         return None
     return int(value)
@@ -146,7 +146,7 @@ def closer_for(name: str) -> str:
 
 
 def match_opener(line: str) -> tuple[int, str] | None:
-    """(column of "[", NAME) when ``line`` is a command opener per SPEC §4.2, else None."""
+    """(column of "[", NAME) when ``line`` is a command opener per docs/formats.md, else None."""
     text = trim(line)
     m = _TAG_NAME.match(text)
     if m is None or m.group(1) not in COMMANDS or m.end() >= len(text) or text[m.end()] not in BLANK_CHARS + "/]":

@@ -1,4 +1,4 @@
-"""Parser for outbox files, what the agent sends the LLM (SPEC §5, first paragraph).
+"""Parser for outbox files, what the agent sends the LLM (docs/formats.md, first paragraph).
 
 Sections are found in order: ``=== HEADER ===`` must be line 1; ``=== PROTOCOL ===`` and ``=== CONTEXT ===`` are the
 first such marker line after the previous section; ``=== PROMPT ===`` is the *last* one after CONTEXT, so text quoted

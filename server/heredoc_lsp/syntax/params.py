@@ -1,4 +1,4 @@
-"""Structured heredoc bodies: ``---NAME---`` delimited parameters (SPEC §3).
+"""Structured heredoc bodies: ``---NAME---`` delimited parameters (docs/formats.md).
 
 ``parse_params`` takes the body's lines (stdin lines: already split, ``<<-`` tabs already stripped) and returns an
 immutable :class:`ParamsBody`. Positions are absolute: body line ``k`` is document line ``line_offset + k``, and its
@@ -9,9 +9,9 @@ Modes come from the command's schema: ``multi`` (delimited parameters; also the 
 name is allowed and none is required), ``single`` (the whole body is one value) and ``text`` (only the terminator
 is checked).
 
-Choices where SPEC §3 is silent: UUID IDs compare case-insensitively; ``duplicate`` is reported at the repeat and
-its "line N" is the first occurrence's 1-based document line (related information points there too); unknown and
-repeated sections are not also reported ``empty``; all text before the first delimiter is one
+Choices the rules of docs/formats.md leave open: UUID IDs compare case-insensitively; ``duplicate`` is reported at the
+repeat and its "line N" is the first occurrence's 1-based document line (related information points there too); unknown
+and repeated sections are not also reported ``empty``; all text before the first delimiter is one
 ``content_before_delimiter`` diagnostic; a ``collision`` is an indented line that would be a real delimiter of an
 allowed name in the body's style.
 """
@@ -181,7 +181,7 @@ def parse_params(
     line_offset: int = 0,
     col_offsets: Sequence[int] | None = None,
 ) -> ParamsBody:
-    """Parse a structured heredoc body (SPEC §3). Never raises; every problem becomes a diagnostic.
+    """Parse a structured heredoc body (docs/formats.md). Never raises; every problem becomes a diagnostic.
 
     ``line_offset`` is the document line of ``lines[0]`` (messages quote 1-based document lines);
     ``col_offsets[k]``, when given, is added to every column on body line ``k``.

@@ -1,4 +1,4 @@
-"""The textual path check of SPEC §4.6: the single source of truth for "is this a usable workspace path?".
+"""The textual path check of docs/formats.md: the single source of truth for "is this a usable workspace path?".
 
 Everything here looks only at the text, never at the file system. The executor runs :func:`check_path_text` first
 (phase 1) and then its real-path containment check right before each file operation (phase 2).
@@ -110,7 +110,7 @@ def _suggest(path: str, code: PathCode) -> str | None:
 
 
 def check_path_text(path: str) -> PathProblem | None:
-    """The textual checks of SPEC §4.6; None when ``path`` is acceptable."""
+    """The textual checks of docs/formats.md; None when ``path`` is acceptable."""
     found = _problem(path)
     if found is None:
         return None

@@ -1,4 +1,4 @@
-"""Protected paths (SPEC §6): what a reply may never write, decided from text alone (no I/O).
+"""Protected paths (docs/security.md): what a reply may never write, decided from text alone (no I/O).
 
 A reply's CREATE_FILE, EDIT_FILE and DELETE_FILE may not change:
 

@@ -1,7 +1,8 @@
-"""Schemas of commands that take structured heredoc bodies (SPEC §3, §8). Pure data, built by the config loader.
+"""Schemas of commands that take structured heredoc bodies (docs/formats.md; docs/configuration.md). Pure data, built by
+the config loader.
 
-Matching a command text to a configured name (SPEC §3): leading ``NAME=value`` environment assignments are skipped
-(a value may hold quoted parts: ``X="a b"``), runs of blanks read as one space, and the longest configured name
+Matching a command text to a configured name (docs/formats.md): leading ``NAME=value`` environment assignments are
+skipped (a value may hold quoted parts: ``X="a b"``), runs of blanks read as one space, and the longest configured name
 that prefixes what is left at a word boundary wins (``CHATROOM_URL=http://x chatroom  handoff j1`` is
 ``chatroom handoff``).
 """

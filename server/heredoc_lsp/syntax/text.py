@@ -1,4 +1,4 @@
-"""The text model shared by every format (SPEC §1).
+"""The text model shared by every format (docs/formats.md).
 
 Lines end at ``\\r\\n``, ``\\n`` or a lone ``\\r`` and nowhere else; a terminator at the very end does not start
 another line. "Trim" and "blank" mean ASCII space, tab, form feed and vertical tab only.
@@ -88,7 +88,7 @@ def strip_bom(text: str) -> tuple[str, bool]:
 
 @record
 class DecodedText:
-    """Bytes decoded per SPEC §1: BOM removed, invalid UTF-8 replaced."""
+    """Bytes decoded per docs/formats.md: BOM removed, invalid UTF-8 replaced."""
 
     text: str
     had_bom: bool

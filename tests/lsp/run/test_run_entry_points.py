@@ -85,7 +85,7 @@ async def test_errors_say_why_instead_of_run(client: RecordingClient) -> None:
         if lens.command
     ]
     # The script says why it cannot run; the command before the unclosed heredoc is whole and keeps its lens
-    # (SPEC §10); the unclosed heredoc's own command has none.
+    # (docs/running.md); the unclosed heredoc's own command has none.
     assert titles == [
         (0, f"⚠ The script has errors: line 2: {UNCLOSED_MESSAGE}", ""),
         (0, "▶ Run", "heredoc-lsp.runCommand"),
@@ -104,10 +104,10 @@ async def test_errors_say_why_instead_of_run(client: RecordingClient) -> None:
 
 
 async def test_possible_heredoc_blocks_the_run_unless_suppressed(client: RecordingClient) -> None:
-    # SPEC §2.6/§2.8: the would-be body line `touch pwned` would run as a command.
+    # docs/formats.md: the would-be body line `touch pwned` would run as a command.
     uri = client.open_file("echo ok\necho x<<END\ntouch pwned\nEND\n")
     titles = [(lens.range.start.line, lens.command.title) for lens in await client.lenses(uri) if lens.command]
-    # The command before the warning is whole (SPEC §10); the lines the warning speaks for do not run alone.
+    # The command before the warning is whole (docs/running.md); the lines the warning speaks for do not run alone.
     assert titles == [
         (
             0,

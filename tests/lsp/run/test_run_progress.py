@@ -168,7 +168,8 @@ async def test_shutdown_ends_the_runs(tmp_path: Path) -> None:
 
 
 async def test_an_unisolated_run_says_so_in_the_editor(tmp_path: Path) -> None:
-    """SPEC §6: never silently unisolated. A user-level sandbox = "none" warns once and says so in the progress."""
+    """docs/security.md: never silently unisolated. A user-level sandbox = "none" warns once and says so in the
+    progress."""
     options = {"executor": {"confirm": "never", "sandbox": "none"}}
     async with session("vscode", tmp_path, init_options=options) as client:
         uri = client.open_file("true\n")

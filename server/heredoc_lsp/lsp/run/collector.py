@@ -73,7 +73,7 @@ class Collector:
                 i = int(result.get("index", 0))
                 self.progress.report(str(result.get("text", "")), _percent(i + 1, self._total))
             elif kind == "status" and UNISOLATED_NOTE in str(p.get("text", "")):
-                # Never silently unisolated (SPEC §6): the progress says so, and a warning once per session.
+                # Never silently unisolated (docs/security.md): the progress says so, and a warning once per session.
                 note = str(p.get("text", ""))
                 self.progress.report(note)
                 if not self.client.warned_unisolated:

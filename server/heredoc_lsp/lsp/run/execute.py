@@ -43,7 +43,7 @@ def document_text(lines: Sequence[str], newline: str) -> str:
 
 def command_text(lines: Sequence[str], newline: str, target: RunTarget) -> str:
     """The script with every line outside the command's blank: the executor runs the command alone, at its own
-    line, whatever errors the rest of the script has (SPEC §10: a problem elsewhere does not hide a command)."""
+    line, whatever errors the rest of the script has (docs/running.md: a problem elsewhere does not hide a command)."""
     first, last = target.line, target.end_line
     return (
         newline * first

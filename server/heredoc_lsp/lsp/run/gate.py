@@ -1,4 +1,4 @@
-"""Who may run what: workspace trust and the confirmation question (SPEC §6 "Trust").
+"""Who may run what: workspace trust and the confirmation question (docs/running.md).
 
 - **Trust.** ``initializationOptions.trusted`` or the setting ``heredocLsp.trusted`` (the setting wins when both are
   given) set to ``false`` marks the workspace untrusted (VS Code's Restricted Mode): no run lens or action is offered

@@ -3,7 +3,7 @@ on every ``[RUN_COMMAND]`` block, and after a run its result (``✓ exit 0 · 0.
 
 While a run goes on, its lens reads ``⏳ running 2.1 s · ■ Cancel`` and cancels it. A script with errors gets a
 lens at the top that says why (not clickable); each command without an error of its own keeps its ``▶ Run``
-(SPEC §10). Nothing is offered in an untrusted workspace. Lenses are computed from the current snapshot, each
+(docs/running.md). Nothing is offered in an untrusted workspace. Lenses are computed from the current snapshot, each
 command carrying the document version the lens was made for, and sent as JSON text kept per target.
 
 The run feature's :meth:`~heredoc_lsp.lsp.feature.Feature.code_lenses` contribution (:class:`Lenses`), joined with
