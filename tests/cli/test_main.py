@@ -15,7 +15,7 @@ from heredoc_lsp import __version__
 from heredoc_lsp.cli.main import SUBCOMMANDS, SUMMARIES, build_parser
 
 Runner = Callable[..., subprocess.CompletedProcess[str]]
-ONLY_MAIN = ["argparse", "heredoc_lsp", "heredoc_lsp.cli", "heredoc_lsp.cli.main"]
+ONLY_MAIN = ["argparse", "heredoc_lsp", "heredoc_lsp.cli", "heredoc_lsp.cli.main", "heredoc_lsp.cli.names"]
 
 
 def imported_by(args: list[str]) -> tuple[str, list[str]]:

@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.text import Text
 
 from heredoc_lsp.analysis.decode import decode_document
-from heredoc_lsp.cli.main import SUMMARIES
+from heredoc_lsp.cli.names import SUMMARIES
 from heredoc_lsp.cli.progress import TextDisplay, ask_on
 from heredoc_lsp.cli.run import add_common_arguments
 from heredoc_lsp.cli.run_common import (

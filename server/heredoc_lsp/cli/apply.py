@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from heredoc_lsp.analysis.core import analyze
 from heredoc_lsp.analysis.decode import decode_document
-from heredoc_lsp.cli.main import SUMMARIES
+from heredoc_lsp.cli.names import SUMMARIES
 from heredoc_lsp.cli.run import add_common_arguments
 from heredoc_lsp.cli.run_common import EXIT_USAGE, Request, UsageError, file_preparer, main_for, output_format
 from heredoc_lsp.config import Config

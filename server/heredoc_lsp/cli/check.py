@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from heredoc_lsp.cli.main import SUMMARIES, did_you_mean
+from heredoc_lsp.cli.names import SUMMARIES, did_you_mean
 from heredoc_lsp.cli.sources import LANGUAGE_CHOICES, Source, UsageError
 from heredoc_lsp.fs import TreeWalk, read_regular
 from heredoc_lsp.syntax.lazy_re import lazy_compile

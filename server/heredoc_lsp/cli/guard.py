@@ -27,7 +27,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
-from heredoc_lsp.cli.main import SUMMARIES
+from heredoc_lsp.cli.names import SUMMARIES
 from heredoc_lsp.syntax.bash import parse_bash, rewrite_bash
 
 TYPE_CHECKING = False

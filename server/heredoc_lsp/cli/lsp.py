@@ -10,7 +10,7 @@ import stat
 import sys
 from typing import Any
 
-from heredoc_lsp.cli.main import SUMMARIES
+from heredoc_lsp.cli.names import SUMMARIES
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from heredoc_lsp import __version__
+from heredoc_lsp.cli.names import SUMMARIES, did_you_mean
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,30 +29,7 @@ SUBCOMMANDS: dict[str, str] = {
     "guard": "guard",
 }
 
-# One line per subcommand for the top-level help, which is built from these without importing the subcommands
-# (start-up time of ``heredoc-lsp --help``); each module's ``add_parser`` takes its ``help`` from here.
-SUMMARIES: dict[str, str] = {
-    "check": "check .cli scripts, inbox replies and outbox files for problems",
-    "parse": "print the parse of one file as JSON",
-    "run": "run a .cli script through the sandboxed executor",
-    "apply": "apply an inbox reply (CREATE_FILE, EDIT_FILE, RUN_COMMAND...) to the workspace",
-    "undo": "put back the files the last applied reply changed",
-    "agent": "start an agent session or process its inbox (the inbox/outbox loop)",
-    "lsp": "run the language server (stdio)",
-    "rule": "explain a diagnostic code",
-    "guard": "pre-tool-use hook: check an agent's shell command before it runs",
-}
 VERSION_LINE = f"heredoc-lsp {__version__}"
-
-
-def did_you_mean(word: str, choices: Sequence[str]) -> str:
-    """`` (did you mean 'X'?)`` for the choice closest to a mistyped ``word`` (``-`` read as ``_``), or ``""``."""
-    import difflib  # deferred: check start-up (only on a usage error)
-
-    close = difflib.get_close_matches(word.replace("-", "_"), list(choices), n=1) or difflib.get_close_matches(
-        word, list(choices), n=1
-    )
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def _parser_class() -> type[argparse.ArgumentParser]:

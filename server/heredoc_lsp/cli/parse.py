@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from heredoc_lsp.analysis.core import analyze_bytes
-from heredoc_lsp.cli.main import SUMMARIES
+from heredoc_lsp.cli.names import SUMMARIES
 from heredoc_lsp.cli.output import diagnostic_json, error_exit
 from heredoc_lsp.cli.sources import (
     LANGUAGE_CHOICES,

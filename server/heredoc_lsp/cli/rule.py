@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from heredoc_lsp.cli.main import SUMMARIES, did_you_mean
+from heredoc_lsp.cli.names import SUMMARIES, did_you_mean
 from heredoc_lsp.cli.output import error_exit
 from heredoc_lsp.cli.sources import write_stdout
 from heredoc_lsp.rules import RULES, rule_text, rules_markdown

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from heredoc_lsp.cli.main import SUMMARIES
+from heredoc_lsp.cli.names import SUMMARIES
 from heredoc_lsp.cli.run_common import Preparer, Request, UsageError, file_preparer, main_for
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.events import EventSink

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from heredoc_lsp.cli.apply import visible_lines
-from heredoc_lsp.cli.main import SUMMARIES
+from heredoc_lsp.cli.names import SUMMARIES
 from heredoc_lsp.cli.run_common import EXIT_USAGE
 from heredoc_lsp.executor.agent import AGENT_DIRS, AgentPaths
 from heredoc_lsp.executor.files import FileOpError, Workspace
