@@ -24,11 +24,13 @@ from heredoc_lsp.executor.engine import RunRefused
 from heredoc_lsp.executor.events import EventSink, RunEmitter, new_id
 from heredoc_lsp.executor.jsonl import JsonlWriter
 from heredoc_lsp.executor.model import RunOutcome
+from heredoc_lsp.executor.protocol_text import example_fingerprints
 from heredoc_lsp.executor.reply_apply import apply_reply
 from heredoc_lsp.executor.reply_preview import preview_reply
 from heredoc_lsp.fs import read_regular
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.inbox import parse_inbox
+from heredoc_lsp.syntax.reply_shape import prompt_problem
 from heredoc_lsp.syntax.text import split_lines
 from heredoc_lsp.syntax.visible import visible
 
@@ -161,9 +163,13 @@ def _invalid_bodies(path: Path, config: Config) -> list[str]:
         text = decode_document(read_regular(path)).text
     except OSError:
         return []  # the run reports the read error itself
+    lines = split_lines(text)
+    if prompt_problem(lines, parse_inbox(lines), example_fingerprints()) is not None:
+        return []  # not a reply at all: the run refuses it as such, which says what to do instead
+    diagnostics = analyze(text, Language.INBOX, config).diagnostics
     return [
         f"{path}:{d.span.start_line + 1}:{d.span.start_col + 1}: error[body_syntax] {d.message}"
-        for d in analyze(text, Language.INBOX, config).diagnostics
+        for d in diagnostics
         if d.code == "body_syntax"
     ]
 
