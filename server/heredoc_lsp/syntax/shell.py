@@ -923,26 +923,37 @@ class _Lexer:
             self.stack.pop()
         elif c == "{":
             self.i = i + 1
-        elif c == "'" and (frame.phase != "dq" or self.bash):  # bash quotes with ' in "${x:-'a'}" too
+        elif self.step_quote_or_expansion(
+            c, i, single_quote=frame.phase != "dq" or self.bash, in_dq=frame.phase == "dq"
+        ):  # bash quotes with ' in "${x:-'a'}" too
+            return
+        else:
+            m = _PARAM_RUN.match(text, i)
+            end = m.end() if m else i + 1
+            self.count_lines(i, end)
+            self.i = end
+
+    def step_quote_or_expansion(self, c: str, i: int, *, single_quote: bool, in_dq: bool) -> bool:
+        """A quote, an escape, a backquote or a ``$`` expansion at ``i``, read the same in every nested state; False
+        when ``c`` is none of them."""
+        if c == "'" and single_quote:
             self.i = i + 1
             self.skip_single_quote(ansi=False)
         elif c == '"':
             self.i = i + 1
             self.push(_Frame("dq", '"', self.line))
         elif c == "\\":
-            if i + 1 < self.n and text[i + 1] == "\n":
+            if i + 1 < self.n and self.text[i + 1] == "\n":
                 self.line += 1
             self.i = i + 2
         elif c == "`":
             self.i = i + 1
             self.skip_backquote()
         elif c == "$":
-            self.dollar(in_dq=frame.phase == "dq")
+            self.dollar(in_dq=in_dq)
         else:
-            m = _PARAM_RUN.match(text, i)
-            end = m.end() if m else i + 1
-            self.count_lines(i, end)
-            self.i = end
+            return False
+        return True
 
     def step_nested(self) -> None:
         """Arithmetic, arrays, extglob groups and ``[[ ]]``: parentheses nest, quotes and expansions are read."""
@@ -978,21 +989,8 @@ class _Lexer:
                 raise self.fail(f"'{frame.opener}' is closed by ')' instead of '))'")
             self.i = i + 1
             self.stack.pop()
-        elif c == "'":
-            self.i = i + 1
-            self.skip_single_quote(ansi=False)
-        elif c == '"':
-            self.i = i + 1
-            self.push(_Frame("dq", '"', self.line))
-        elif c == "\\":
-            if i + 1 < self.n and text[i + 1] == "\n":
-                self.line += 1
-            self.i = i + 2
-        elif c == "`":
-            self.i = i + 1
-            self.skip_backquote()
-        elif c == "$":
-            self.dollar(in_dq=False)
+        elif self.step_quote_or_expansion(c, i, single_quote=True, in_dq=False):
+            return
         elif c == "#" and frame.kind == "array" and (i == 0 or text[i - 1] in " \t\n("):
             k = text.find("\n", i)
             self.i = self.n if k < 0 else k
