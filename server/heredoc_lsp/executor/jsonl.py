@@ -30,13 +30,32 @@ MAX_DEPTH: Final = 64
 _OPENERS: Final = frozenset(b"[{")
 
 
-class JsonlWriter:
-    """An event sink writing the docs/jsonl.md envelope, one JSON object per line, flushed at once (thread-safe)."""
+class StreamSink:
+    """Whole writes to a byte stream, one writer at a time, flushed at once. Once the reader is gone (a broken pipe,
+    a closed stream) :meth:`lost` is called, once, and later writes are dropped."""
 
     def __init__(self, stream: IO[bytes]) -> None:
         self._stream = stream
         self._lock = threading.Lock()
         self.broken = False
+
+    def send(self, data: bytes) -> None:
+        with self._lock:
+            if self.broken:
+                return
+            try:
+                self._stream.write(data)
+                self._stream.flush()
+            except (OSError, ValueError) as exc:
+                self.broken = True
+                self.lost(exc)
+
+    def lost(self, exc: Exception) -> None:
+        """Called under the lock when the stream breaks."""
+
+
+class JsonlWriter(StreamSink):
+    """An event sink writing the docs/jsonl.md envelope, one JSON object per line, flushed at once (thread-safe)."""
 
     def __call__(self, event: RunEvent) -> None:
         self.write(event.envelope())
@@ -44,15 +63,7 @@ class JsonlWriter:
     def write(self, obj: Mapping[str, Any]) -> None:
         line = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
         # "replace": a lone surrogate (from an undecodable file name) must not make the line invalid UTF-8.
-        data = (line + "\n").encode("utf-8", "replace")
-        with self._lock:
-            if self.broken:
-                return
-            try:
-                self._stream.write(data)
-                self._stream.flush()
-            except (BrokenPipeError, ValueError, OSError):
-                self.broken = True
+        self.send((line + "\n").encode("utf-8", "replace"))
 
 
 ProblemKind = Literal["malformed", "unknown_type", "version"]

@@ -74,6 +74,15 @@ def _answer(
     return [types.Location(uri=uri, range=target_range)]
 
 
+def _other_end(target: MarkerTarget | TagTarget) -> tuple[Span, Span | None]:
+    """(origin, the other end) of a heredoc marker or an inbox tag: a closer leads to its opener and back."""
+    if isinstance(target, MarkerTarget):
+        h = target.heredoc
+        return (target.span, h.marker_span) if target.role == "terminator" else (h.marker_span, h.terminator_span)
+    c = target.command
+    return (target.span, c.tag_span) if target.role == "closer" else (c.name_span, c.close_span)
+
+
 class LinksFeature(Feature):
     """textDocument/documentLink and textDocument/definition."""
 
@@ -108,20 +117,9 @@ class LinksFeature(Feature):
             point = from_client(codec, lines, params.position)
             target = target_at(snap.language, lines, snap.tree, point)
             links = server.client.definition_links
-            if isinstance(target, MarkerTarget):
-                h = target.heredoc
-                if target.role == "terminator":
-                    return _answer(codec, lines, target.span, snap.uri, h.marker_span, lines, links)
-                if h.terminator_span is None:
-                    return None
-                return _answer(codec, lines, h.marker_span, snap.uri, h.terminator_span, lines, links)
-            if isinstance(target, TagTarget):
-                c = target.command
-                if target.role == "closer":
-                    return _answer(codec, lines, target.span, snap.uri, c.tag_span, lines, links)
-                if c.close_span is None:
-                    return None
-                return _answer(codec, lines, c.name_span, snap.uri, c.close_span, lines, links)
+            if isinstance(target, (MarkerTarget, TagTarget)):
+                origin, other = _other_end(target)
+                return None if other is None else _answer(codec, lines, origin, snap.uri, other, lines, links)
             if isinstance(target, AttrTarget) and target.part == "value" and target.attr.name == "path":
                 if target.command.name not in PATH_COMMANDS:
                     return None

@@ -46,6 +46,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
 
+from heredoc_lsp.executor.jsonl import StreamSink
 from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit
 from heredoc_lsp.lsp.positions import from_client
 
@@ -284,29 +285,22 @@ def _head(buf: bytearray, end: int) -> bytes:
         return bytes(view[:end])
 
 
-class StdioWriter:
+class StdioWriter(StreamSink):
     """The server's output stream: whole messages, one writer at a time. When the client's end is gone (a broken
     pipe, a closed terminal) the error ends the connection (``lost``) instead of reaching pygls, which would log a
     traceback per message; later writes are dropped."""
 
     def __init__(self, stream: IO[bytes], lost: Callable[[], None]) -> None:
-        self._stream = stream
-        self._lost = lost
-        self._lock = threading.Lock()
-        self.broken = False
+        super().__init__(stream)
+        self._on_lost = lost
 
     def write(self, data: bytes) -> None:
-        with self._lock:
-            if self.broken:
-                return
-            try:
-                self._stream.write(data)
-                self._stream.flush()
-            except (OSError, ValueError) as exc:
-                self.broken = True
-                log.info("the client's end of the output is gone (%s): ending", exc)
-                self._silence()
-                self._lost()
+        self.send(data)
+
+    def lost(self, exc: Exception) -> None:
+        log.info("the client's end of the output is gone (%s): ending", exc)
+        self._silence()
+        self._on_lost()
 
     def close(self) -> None:
         with self._lock, contextlib.suppress(OSError, ValueError):
