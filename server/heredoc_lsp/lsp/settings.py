@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -106,6 +106,15 @@ def _stat_signature(paths: list[Path]) -> _Signature:
 class _LoadedConfig:
     config: Config
     error: ConfigError | None
+
+
+def _read(load: Callable[[Path], Config], path: Path) -> _LoadedConfig:
+    """The config file at ``path``; the defaults (and the error) when it is broken."""
+    try:
+        return _LoadedConfig(load(path), None)
+    except ConfigError as exc:
+        log.warning("%s; using the defaults", exc.format())
+        return _LoadedConfig(DEFAULT_CONFIG, exc)
 
 
 class SettingsManager(Feature):
@@ -365,11 +374,7 @@ class SettingsManager(Feature):
         published on it)."""
         if self._user is None:
             path = user_config_path()
-            try:
-                self._user = _LoadedConfig(load_user_config(path), None)
-            except ConfigError as exc:
-                log.warning("%s; using the defaults", exc.format())
-                self._user = _LoadedConfig(DEFAULT_CONFIG, exc)
+            self._user = _read(load_user_config, path)
             if path.is_file():
                 self._publish_config_problems(path, self._user.error)
         return self._user.config
@@ -377,12 +382,7 @@ class SettingsManager(Feature):
     def _load(self, path: Path) -> _LoadedConfig:
         loaded = self._loaded.get(path)
         if loaded is None:
-            try:
-                loaded = _LoadedConfig(load_config(path), None)
-            except ConfigError as exc:
-                log.warning("%s; using the defaults", exc.format())
-                loaded = _LoadedConfig(DEFAULT_CONFIG, exc)
-            self._loaded[path] = loaded
+            loaded = self._loaded[path] = _read(load_config, path)
             self._publish_config_problems(path, loaded.error)
         return loaded
 
