@@ -212,9 +212,7 @@ class Workspace:
         parts = self._resolve_for_write(path)
         data = _encode(path, content)
         with self._parent(path, parts, create=True) as dir_fd:
-            existing = _lstat(dir_fd, parts[-1])
-            if existing is not None and not stat.S_ISREG(existing.st_mode):
-                raise _not_a_file(path, existing)
+            existing = _replaceable(dir_fd, parts[-1], path)
             config_rel = _pyproject_rel(path, parts)
             if config_rel is not None:
                 before = None if existing is None else _read_text(dir_fd, parts[-1], path)
@@ -230,11 +228,7 @@ class Workspace:
         parts = self._resolve_for_write(path)
         shown = display_path(path)
         with self._parent(path, parts, create=False) as dir_fd:
-            existing = _lstat(dir_fd, parts[-1])
-            if existing is None:
-                raise FileOpError(f"File '{shown}' not found", not_found=True)
-            if not stat.S_ISREG(existing.st_mode):
-                raise _not_a_file(path, existing)
+            existing = _found(dir_fd, parts[-1], path)
             raw = _read_all(dir_fd, parts[-1], path, limit=max_edit_bytes)
             if b"\0" in raw[:BINARY_SNIFF_BYTES]:
                 raise FileOpError(f"File '{shown}' is binary; EDIT_FILE changes text files only")
@@ -256,9 +250,7 @@ class Workspace:
         parts = self._resolve_for_write(path)
         shown = display_path(path)
         with self._parent(path, parts, create=False) as dir_fd:
-            existing = _lstat(dir_fd, parts[-1])
-            if existing is None:
-                raise FileOpError(f"File '{shown}' not found", not_found=True)
+            existing = _found(dir_fd, parts[-1], path, regular=False)
             if stat.S_ISDIR(existing.st_mode):
                 raise FileOpError(f"'{shown}' is a directory; DELETE_FILE deletes files only")
             config_rel = _pyproject_rel(path, parts)
@@ -273,13 +265,8 @@ class Workspace:
     def _read_file(self, path: str, max_chars: int, redactor: Redactor) -> FileContents:
         """READ_FILE: at most about ``4 * max_chars`` bytes are read, whatever the file's size (from fstat)."""
         parts = self.resolve(path)
-        shown = display_path(path)
         with self._parent(path, parts, create=False) as dir_fd:
-            existing = _lstat(dir_fd, parts[-1])
-            if existing is None:
-                raise FileOpError(f"File '{shown}' not found", not_found=True)
-            if not stat.S_ISREG(existing.st_mode):
-                raise _not_a_file(path, existing)
+            _found(dir_fd, parts[-1], path)
             # A character is at most 4 bytes: this much is enough to fill the cap.
             raw, size = _read_prefix(dir_fd, parts[-1], path, 4 * max_chars + 4)
         if b"\0" in raw[:BINARY_SNIFF_BYTES]:
@@ -306,11 +293,7 @@ class Workspace:
             parts = self.resolve(path)
             try:
                 with self._parent(path, parts, create=False) as dir_fd:
-                    existing = _lstat(dir_fd, parts[-1])
-                    if existing is None:
-                        return None
-                    if not stat.S_ISREG(existing.st_mode):
-                        raise _not_a_file(path, existing)
+                    existing = _found(dir_fd, parts[-1], path)
                     return FileState(_read_all(dir_fd, parts[-1], path, limit=limit), stat.S_IMODE(existing.st_mode))
             except FileOpError as exc:
                 if exc.not_found:
@@ -322,9 +305,7 @@ class Workspace:
         with _as_file_error(path, "write"):
             parts = self._resolve_for_write(path)
             with self._parent(path, parts, create=True) as dir_fd:
-                existing = _lstat(dir_fd, parts[-1])
-                if existing is not None and not stat.S_ISREG(existing.st_mode):
-                    raise _not_a_file(path, existing)
+                existing = _replaceable(dir_fd, parts[-1], path)
                 _write_atomic(dir_fd, parts[-1], data, existing, mode=mode)
 
     def exists(self, path: str) -> bool:
@@ -439,6 +420,24 @@ def _lstat(dir_fd: int, name: str) -> os.stat_result | None:
         return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except FileNotFoundError:
         return None
+
+
+def _found(dir_fd: int, name: str, path: str, regular: bool = True) -> os.stat_result:
+    """The entry ``name`` of ``path``'s folder, which must exist (and be a regular file when ``regular``)."""
+    existing = _lstat(dir_fd, name)
+    if existing is None:
+        raise FileOpError(f"File '{display_path(path)}' not found", not_found=True)
+    if regular and not stat.S_ISREG(existing.st_mode):
+        raise _not_a_file(path, existing)
+    return existing
+
+
+def _replaceable(dir_fd: int, name: str, path: str) -> os.stat_result | None:
+    """The regular file ``name`` a write would replace (None: there is none); anything else is refused."""
+    existing = _lstat(dir_fd, name)
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        raise _not_a_file(path, existing)
+    return existing
 
 
 def _not_a_file(path: str, st: os.stat_result) -> FileOpError:

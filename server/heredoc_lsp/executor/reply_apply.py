@@ -9,6 +9,7 @@ applied before under any name (unless ``again``); what its file blocks change is
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -140,6 +141,40 @@ def _title(command: InboxCommand) -> str:
     return command.name
 
 
+def reply_root(reply: Path, cfg: Config, workspace: Path | None) -> Path:
+    """The workspace a reply is applied to (:func:`heredoc_lsp.analysis.core.default_workspace` unless given)."""
+    root = (workspace or default_workspace(reply, cfg)).resolve()
+    if not root.is_dir():
+        raise RunRefused("parse_error", f"workspace '{root}' is not a directory")
+    return root
+
+
+@dataclass(frozen=True, slots=True)
+class ReadReply:
+    """A reply read and parsed in its workspace, before anything is applied or previewed."""
+
+    paths: AgentPaths
+    ws: Workspace
+    source: str
+    parsed: InboxReply
+    current: Session | None
+    cut: InboxCommand | None  # the open last block of a reply that looks cut off
+
+
+def read_reply(reply: Path, text: str | None, root: Path, session: str | Literal[False] | None) -> ReadReply:
+    """Read ``reply`` (``text`` when given): :class:`RunRefused` (``refused``) when it is not a reply (a prompt)."""
+    paths = AgentPaths(root)
+    ws = Workspace(root, protected=AGENT_DIRS if paths.is_agent_root() else ())
+    source, _warnings = read_document(reply, text)
+    lines = split_lines(source)
+    parsed = parse_inbox(lines)
+    current = find_session(paths, session)
+    refusal = not_a_reply(reply.name, source, lines, parsed, paths, current)
+    if refusal is not None:
+        raise RunRefused("parse_error", refusal, refused=True)
+    return ReadReply(paths, ws, source, parsed, current, truncated_block(parsed))
+
+
 def find_session(paths: AgentPaths, session: str | Literal[False] | None) -> Session | None:
     if session is False:
         return None
@@ -180,22 +215,11 @@ async def apply_reply(
         cfg = load_config_for(reply, config)
         opts = options or RunOptions.from_config(cfg)
         ctx.options = opts
-        root = (workspace or default_workspace(reply, cfg)).resolve()
-        if not root.is_dir():
-            raise RunRefused("parse_error", f"workspace '{root}' is not a directory")
-        ctx.workspace = root
-        paths = AgentPaths(root)
-        ws = Workspace(root, protected=AGENT_DIRS if paths.is_agent_root() else ())
-        source, _warnings = read_document(reply, text)
-        lines = split_lines(source)
-        parsed = parse_inbox(lines)
-        commands = parsed.commands
+        root = ctx.workspace = reply_root(reply, cfg, workspace)
+        read = read_reply(reply, text, root, session)
+        paths, ws, source, current, cut = read.paths, read.ws, read.source, read.current, read.cut
+        commands = read.parsed.commands
         n = len(commands)
-        current = find_session(paths, session)
-        refusal = not_a_reply(reply.name, source, lines, parsed, paths, current)
-        if refusal is not None:
-            raise RunRefused("parse_error", refusal, refused=True)
-        cut = truncated_block(parsed)
         if cut is not None and not partial:
             raise RunRefused("parse_error", truncated_message(reply.name, cut), refused=True)
         ledger: ReplyLedger | None = None

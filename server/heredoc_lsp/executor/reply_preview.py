@@ -13,29 +13,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from heredoc_lsp.analysis.core import default_workspace
 from heredoc_lsp.executor.agent import (
-    AGENT_DIRS,
-    AgentPaths,
     LedgerError,
     ReplyLedger,
     ReplyRecord,
     content_digest,
 )
-from heredoc_lsp.executor.engine import RunRefused
 from heredoc_lsp.executor.files import BINARY_SNIFF_BYTES, FileOpError, Workspace, replace_lines, stale_edit
 from heredoc_lsp.executor.reply_apply import (
     already_applied_message,
     error_result,
-    find_session,
-    not_a_reply,
+    read_reply,
+    reply_root,
     truncated_message,
 )
-from heredoc_lsp.executor.script_run import load_config_for, read_document
-from heredoc_lsp.syntax.inbox import parse_inbox
+from heredoc_lsp.executor.script_run import load_config_for
 from heredoc_lsp.syntax.paths import display_path, normalize_relative
-from heredoc_lsp.syntax.reply_shape import reply_key, truncated_block
-from heredoc_lsp.syntax.text import split_lines, split_lines_keepends
+from heredoc_lsp.syntax.reply_shape import reply_key
+from heredoc_lsp.syntax.text import split_lines_keepends
 
 if TYPE_CHECKING:
     from heredoc_lsp.config.model import Config
@@ -122,19 +117,9 @@ def preview_reply(
     """
     reply = Path(path)
     cfg = load_config_for(reply, config)
-    root = (workspace or default_workspace(reply, cfg)).resolve()
-    if not root.is_dir():
-        raise RunRefused("parse_error", f"workspace '{root}' is not a directory")
-    paths = AgentPaths(root)
-    ws = Workspace(root, protected=AGENT_DIRS if paths.is_agent_root() else ())
-    source, _warnings = read_document(reply, text)
-    bare = split_lines(source)
-    parsed = parse_inbox(bare)
-    current = find_session(paths, session)
-    refusal = not_a_reply(reply.name, source, bare, parsed, paths, current)
-    if refusal is not None:
-        raise RunRefused("parse_error", refusal, refused=True)
-    cut = truncated_block(parsed)
+    root = reply_root(reply, cfg, workspace)
+    read = read_reply(reply, text, root, session)
+    paths, source, cut = read.paths, read.source, read.cut
     why: str | None = None
     if cut is not None and not partial:
         why = truncated_message(reply.name, cut)
@@ -146,10 +131,10 @@ def preview_reply(
             earlier, why = None, str(exc)
         if earlier is not None:
             why = already_applied_message(reply.name, earlier)
-    sim = _Simulation(ws)
+    sim = _Simulation(read.ws)
     blocks: list[PreviewBlock] = []
     done = False
-    for i, command in enumerate(parsed.commands):
+    for i, command in enumerate(read.parsed.commands):
         line = command.line + 1
         if done:
             blocks.append(PreviewBlock(i, command.name, line, "skip", "would be skipped: comes after [DONE]"))

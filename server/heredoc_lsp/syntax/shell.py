@@ -899,15 +899,8 @@ class _Lexer:
         if c == '"':
             self.i = i + 1
             self.stack.pop()
-        elif c == "\\":
-            if i + 1 < self.n and text[i + 1] == "\n":
-                self.line += 1
-            self.i = i + 2
-        elif c == "`":
-            self.i = i + 1
-            self.skip_backquote()
-        elif c == "$":
-            self.dollar(in_dq=True)
+        elif self.step_quote_or_expansion(c, i, single_quote=False, in_dq=True):  # '"' was read above
+            return
         else:
             m = _DQ_RUN.match(text, i)
             end = m.end() if m else i + 1
