@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from heredoc_lsp.analysis import analyze, analyze_bytes, config_diagnostics, decode_document, default_workspace
-from heredoc_lsp.analysis.core import document_workspace
+from heredoc_lsp.analysis.config_file import config_diagnostics
+from heredoc_lsp.analysis.core import analyze, analyze_bytes, default_workspace, document_workspace
+from heredoc_lsp.analysis.decode import decode_document
 from heredoc_lsp.config import Config, parse_config_text
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.cli import CliScript

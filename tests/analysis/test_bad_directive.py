@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from heredoc_lsp.analysis import analyze
+from heredoc_lsp.analysis.core import analyze
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.diagnostics import Span
 

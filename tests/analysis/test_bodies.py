@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heredoc_lsp.analysis import analyze
 from heredoc_lsp.analysis.bodies import STATS, cli_body_diagnostics, update_cli_body_diagnostics
+from heredoc_lsp.analysis.core import analyze
 from heredoc_lsp.config.load import parse_config_text
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.cli import parse_cli, reparse

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from heredoc_lsp.analysis import Analysis, TextEdit, analyze, parse_directive
+from heredoc_lsp.analysis.core import Analysis, analyze
+from heredoc_lsp.analysis.suppress import TextEdit, parse_directive
 from heredoc_lsp.config import Config, parse_config_text
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.diagnostics import Span

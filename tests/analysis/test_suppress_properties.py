@@ -7,7 +7,8 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heredoc_lsp.analysis import TextEdit, analyze
+from heredoc_lsp.analysis.core import analyze
+from heredoc_lsp.analysis.suppress import TextEdit
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.text import split_lines
 

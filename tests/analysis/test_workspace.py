@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from heredoc_lsp.analysis import analyze
+from heredoc_lsp.analysis.core import analyze
 from heredoc_lsp.analysis.workspace import MAX_EDIT_BYTES, count_lines_bytes, count_lines_fd, count_lines_text
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.diagnostics import Severity, Span

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from heredoc_lsp.analysis import analyze
-from heredoc_lsp.analysis.core import Analysis
+from heredoc_lsp.analysis.core import Analysis, analyze
 from heredoc_lsp.cli.fix import apply_edits
 from heredoc_lsp.config import Config, parse_config_text
 from heredoc_lsp.fixes import Fix, FixContext, Source, fixes_for

@@ -3,7 +3,7 @@ away, active runs, and percent-encoding differences between URIs."""
 
 from __future__ import annotations
 
-from heredoc_lsp.analysis import analyze
+from heredoc_lsp.analysis.core import analyze
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.languages import Language
 from heredoc_lsp.runs.state import ActiveRun, RunState, TargetResult, document_key

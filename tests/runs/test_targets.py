@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heredoc_lsp.analysis import analyze
+from heredoc_lsp.analysis.core import analyze
 from heredoc_lsp.languages import Language
 from heredoc_lsp.runs.targets import RunTarget, number_occurrences, short, target_at, targets_for
 from heredoc_lsp.syntax.diagnostics import Span

@@ -4,7 +4,7 @@ docs/security.md; docs/jsonl.md).
 No terminal, JSON or LSP knowledge lives here: front ends (``heredoc-lsp run/apply/agent``, the language server)
 pass an event sink and a :class:`RunControl` and get a :class:`RunOutcome` back.
 
-Running (asyncio; call from any running event loop)::
+Running (asyncio; call from any running event loop; ``script_run.py``, ``reply_apply.py``)::
 
     outcome = await run_script(path, sink=on_event, control=control)          # a .cli script
     outcome = await run_script(path, text=buffer, lines=[4], ...)              # one command of an unsaved buffer
@@ -22,7 +22,8 @@ step), ``stdout``/``stderr`` (index, text: clean, redacted, live), ``status`` (t
 ``run.artifact`` (name, kind = created|edited|deleted|outbox|session, path); then exactly one of ``run.completed``
 (summary, results, ...), ``run.failed`` (code = command_failed|parse_error|unsupported_version|protocol_error|
 internal_error, message, ...) or ``run.cancelled`` (reason, results). :class:`RunEvent.envelope` gives the JSONL
-form; :class:`JsonlWriter` is a ready sink; :func:`parse_inbound` / :class:`StdinListener` read the inbound side.
+form; in ``jsonl.py``, :class:`JsonlWriter` is a ready sink and :func:`parse_inbound` / :class:`StdinListener` read
+the inbound side.
 
 Control (thread-safe): ``control.cancel(reason)`` kills the running command's whole tree and ends the run
 cancelled; ``control.answer(question_id, value)`` answers a ``run.question`` (``"yes"``/``True`` confirm);
@@ -58,83 +59,3 @@ Choices the rules leave open (docs/decisions.md):
   Killing the process in the middle of an apply leaves each file old or new, plus possibly a hidden temporary
   ``.NAME.<hex>.heredoc-lsp.tmp`` next to it (never listed in outboxes).
 """
-
-from __future__ import annotations
-
-from heredoc_lsp.executor.control import QuestionUnanswered, RunCancelled, RunControl
-from heredoc_lsp.executor.environment import (
-    Redactor,
-    StreamRedactor,
-    build_environment,
-    looks_secret,
-    secret_values,
-)
-from heredoc_lsp.executor.events import (
-    OUTBOUND_TYPES,
-    PROTOCOL_VERSION,
-    TERMINAL_TYPES,
-    EventSink,
-    RunEmitter,
-    RunEvent,
-)
-from heredoc_lsp.executor.files import FileContents, FileOpError, Workspace, atomic_write_text
-from heredoc_lsp.executor.jsonl import Inbound, InboundProblem, JsonlWriter, StdinListener, parse_inbound
-from heredoc_lsp.executor.model import CommandStep, InboxStep, RunOptions, RunOutcome, StepResult
-from heredoc_lsp.executor.output import (
-    CapturedOutput,
-    StreamCapture,
-    StreamSanitizer,
-    sanitize_bytes,
-    strip_controls,
-    truncate_middle,
-)
-from heredoc_lsp.executor.process import ProcessResult, ProcessSpec, run_process
-from heredoc_lsp.executor.reply_apply import apply_reply
-from heredoc_lsp.executor.sandbox import ResourceLimits, SandboxUnavailable, choose_sandbox, command_argv
-from heredoc_lsp.executor.script_run import run_script
-
-__all__ = [
-    "OUTBOUND_TYPES",
-    "PROTOCOL_VERSION",
-    "TERMINAL_TYPES",
-    "CapturedOutput",
-    "CommandStep",
-    "EventSink",
-    "FileContents",
-    "FileOpError",
-    "Inbound",
-    "InboundProblem",
-    "InboxStep",
-    "JsonlWriter",
-    "ProcessResult",
-    "ProcessSpec",
-    "QuestionUnanswered",
-    "Redactor",
-    "ResourceLimits",
-    "RunCancelled",
-    "RunControl",
-    "RunEmitter",
-    "RunEvent",
-    "RunOptions",
-    "RunOutcome",
-    "SandboxUnavailable",
-    "StdinListener",
-    "StepResult",
-    "StreamCapture",
-    "StreamRedactor",
-    "StreamSanitizer",
-    "Workspace",
-    "apply_reply",
-    "atomic_write_text",
-    "build_environment",
-    "choose_sandbox",
-    "command_argv",
-    "looks_secret",
-    "parse_inbound",
-    "run_process",
-    "run_script",
-    "sanitize_bytes",
-    "secret_values",
-    "strip_controls",
-    "truncate_middle",
-]
