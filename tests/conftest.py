@@ -29,3 +29,22 @@ def private_config_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     home = tmp_path_factory.mktemp("xdg")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
     return home
+
+
+@pytest.fixture(scope="session")
+def commands_toml() -> str:
+    """``[commands]`` tables of heredoc-lsp.toml, one structured command of each mode (multi with a fixed list of
+    parameters, single, multi with any names), as the config tests read them and the navigation tests' workspace
+    uses them."""
+    return """\
+[commands."chatroom task-started"]
+params = ["TITLE", "DESCRIPTION", "TECH_SPECS"]
+required = ["TITLE", "DESCRIPTION"]
+terminator = "PARAMS_END"
+[commands."chatroom handoff"]
+single_param = "MESSAGE"
+terminator = "CHATROOM_HANDOFF_END"
+[commands."tracker note"]
+mode = "multi"
+required = ["BODY"]
+"""

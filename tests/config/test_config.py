@@ -33,19 +33,8 @@ allow_network = false
 max_output_chars = 4000
 confirm = "always"
 env = ["MY_VAR"]
-[commands."chatroom task-started"]
-params = ["TITLE", "DESCRIPTION", "TECH_SPECS"]
-required = ["TITLE", "DESCRIPTION"]
-terminator = "PARAMS_END"
-[commands."chatroom handoff"]
-single_param = "MESSAGE"
-terminator = "CHATROOM_HANDOFF_END"
-[commands."tracker note"]
-mode = "multi"                      # any parameter names
-required = ["BODY"]
-[commands."plain cat"]
-terminator = "END"
 """
+PLAIN_CAT = '[commands."plain cat"]\nterminator = "END"\n'
 
 
 def write(path: Path, text: str) -> Path:
@@ -70,8 +59,8 @@ def test_defaults_without_any_file() -> None:
     assert DEFAULT_CONFIG.source is None
 
 
-def test_spec_example_builds_every_mode(tmp_path: Path) -> None:
-    path = write(tmp_path / "heredoc-lsp.toml", SPEC_EXAMPLE)
+def test_spec_example_builds_every_mode(tmp_path: Path, commands_toml: str) -> None:
+    path = write(tmp_path / "heredoc-lsp.toml", SPEC_EXAMPLE + commands_toml + PLAIN_CAT)
     config = load_config(path)
     assert config.compat == "arca-cli"
     assert config.cli_output == "text"

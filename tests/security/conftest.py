@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
 RunCli = Callable[..., subprocess.CompletedProcess[str]]
+StartCli = Callable[..., "subprocess.Popen[str]"]
 
 
 @pytest.fixture
@@ -61,3 +63,33 @@ def run_cli(workspace: Path, cli_env: dict[str, str]) -> RunCli:
         )
 
     return run
+
+
+@pytest.fixture
+def start_cli(workspace: Path, cli_env: dict[str, str]) -> Iterator[StartCli]:
+    """Starts ``python -m heredoc_lsp ARGS`` in the workspace, its three streams piped (``stdin=False``: none, text
+    mode unless ``text=False``); what still runs when the test ends is killed."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(*args: str, cwd: Path | None = None, stdin: bool = True, text: bool = True) -> subprocess.Popen[str]:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "heredoc_lsp", *args],
+            cwd=cwd or workspace,
+            env=cli_env,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=text,
+        )
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()

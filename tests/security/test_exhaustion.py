@@ -7,13 +7,11 @@ import json
 import os
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from .conftest import RunCli
+from .conftest import RunCli, StartCli
 
 DEEP_ARRAY = "x = " + "[" * 3000 + "]" * 3000 + "\n"
 
@@ -39,10 +37,12 @@ def test_a_reply_editing_a_pyproject_nested_3000_deep_is_applied(workspace: Path
     assert (workspace / "pyproject.toml").read_text() == DEEP_ARRAY.rstrip("\n")
 
 
-def _interrupted(proc: subprocess.Popen[str], signum: int) -> int | None:
-    """The exit code once ``signum`` was sent (None: still running 10 s later; then it is killed)."""
-    time.sleep(1.0)
-    proc.send_signal(signum)
+def _exit_code(proc: subprocess.Popen[str], signum: int) -> int | None:
+    """The exit code within 10 s, else once ``signum`` was sent (None: still running 10 s later; then killed)."""
+    try:
+        return proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signum)
     try:
         return proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
@@ -53,45 +53,23 @@ def _interrupted(proc: subprocess.Popen[str], signum: int) -> int | None:
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_fifo_named_as_a_script_is_refused_at_once(
-    workspace: Path, cli_env: dict[str, str], signum: signal.Signals
+    workspace: Path, start_cli: StartCli, signum: signal.Signals
 ) -> None:
     os.mkfifo(workspace / "check.cli")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "heredoc_lsp", "run", "-y", "--sandbox", "none", "check.cli"],
-        cwd=workspace,
-        env=cli_env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        code = proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        code = _interrupted(proc, signum)
+    proc = start_cli("run", "-y", "--sandbox", "none", "check.cli", stdin=False)
+    code = _exit_code(proc, signum)
     assert code == 2, f"run on a FIFO: {code} (None: hung and deaf to {signum.name})"
     assert proc.stderr is not None and "not a regular file" in proc.stderr.read()
 
 
-def test_a_fifo_named_by_run_start_is_refused_at_once(workspace: Path, cli_env: dict[str, str]) -> None:
+def test_a_fifo_named_by_run_start_is_refused_at_once(workspace: Path, start_cli: StartCli) -> None:
     os.mkfifo(workspace / "check.cli")
     start = {"v": "1", "type": "run.start", "run_id": "r1", "payload": {"path": "check.cli"}}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "heredoc_lsp", "run", "--output", "json", "-y", "--sandbox", "none"],
-        cwd=workspace,
-        env=cli_env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start_cli("run", "--output", "json", "-y", "--sandbox", "none")
     assert proc.stdin is not None
     proc.stdin.write(json.dumps(start) + "\n")
     proc.stdin.flush()
-    try:
-        code = proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        code = _interrupted(proc, signal.SIGTERM)
+    code = _exit_code(proc, signal.SIGTERM)
     assert code == 1, f"run.start of a FIFO: {code} (None: hung and deaf to SIGTERM)"
     assert proc.stdout is not None
     events = [json.loads(line) for line in proc.stdout.read().splitlines()]

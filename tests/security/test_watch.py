@@ -5,15 +5,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from tests.cli_run.conftest import JsonRun
 
-from .conftest import RunCli
+from .conftest import RunCli, StartCli
 
 LOOSE = ("--yes", "--sandbox", "none")
 DELETE_LINE_1 = '[EDIT_FILE path="f.txt" start_line="1" end_line="1"]\n[/EDIT_FILE]\n'
@@ -35,35 +33,20 @@ def _processed(root: Path) -> list[str]:
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
 def test_killed_mid_reply_is_never_applied_again(
-    agent_root: Path, run_cli: RunCli, cli_env: dict[str, str], signum: int
+    agent_root: Path, run_cli: RunCli, start_cli: StartCli, signum: int
 ) -> None:
     (agent_root / "inbox" / "r.txt").write_text(DELETE_LINE_1 + "[RUN_COMMAND]\nsleep 5\n[/RUN_COMMAND]\n")
-    watch = subprocess.Popen(
-        [sys.executable, "-m", "heredoc_lsp", "agent", "watch", "--output", "json", *LOOSE],
-        cwd=agent_root,
-        env=cli_env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        assert watch.stdout is not None
-        for line in watch.stdout:  # until the slow command is running
-            event = json.loads(line)
-            if event["payload"].get("kind") == "command" and event["payload"].get("step") == "RUN_COMMAND":
-                break
-        else:
-            raise AssertionError("agent watch ended before the reply's command ran")
-        assert (agent_root / "f.txt").read_text() == "two\nthree\n"
-        watch.send_signal(signum)
-        watch.wait(20)
-    finally:
-        if watch.poll() is None:
-            watch.kill()
-            watch.wait()
-        for stream in (watch.stdin, watch.stdout, watch.stderr):
-            if stream is not None:
-                stream.close()
+    watch = start_cli("agent", "watch", "--output", "json", *LOOSE)
+    assert watch.stdout is not None
+    for line in watch.stdout:  # until the slow command is running
+        event = json.loads(line)
+        if event["payload"].get("kind") == "command" and event["payload"].get("step") == "RUN_COMMAND":
+            break
+    else:
+        raise AssertionError("agent watch ended before the reply's command ran")
+    assert (agent_root / "f.txt").read_text() == "two\nthree\n"
+    watch.send_signal(signum)
+    watch.wait(20)
     again = run_cli("agent", "watch", "--once", *LOOSE)
     assert again.returncode == 0, again.stderr
     assert (agent_root / "f.txt").read_text() == "two\nthree\n"  # line 1 deleted exactly once
@@ -72,30 +55,17 @@ def test_killed_mid_reply_is_never_applied_again(
     assert not (agent_root / "inbox" / "r.txt").exists()
 
 
-def test_reply_written_in_two_halves_is_applied_once_complete(agent_root: Path, cli_env: dict[str, str]) -> None:
+def test_reply_written_in_two_halves_is_applied_once_complete(agent_root: Path, start_cli: StartCli) -> None:
     reply = agent_root / "inbox" / "r.txt"
     first, second = DELETE_LINE_1 + '[CREATE_FILE path="new.txt"]\nhel', "lo\n[/CREATE_FILE]\n"
     reply.write_text(first)
-    watch = subprocess.Popen(
-        [sys.executable, "-m", "heredoc_lsp", "agent", "watch", "--once", "--settle", "3", *LOOSE],
-        cwd=agent_root,
-        env=cli_env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert watch.stdout is not None
-        assert watch.stdout.readline().startswith("Processing ")  # the watcher (--once) is scanning the inbox now
-        time.sleep(0.3)  # a writer pausing mid-file (well under the settle time, even on a loaded machine)
-        with reply.open("a") as f:
-            f.write(second)
-        out, err = watch.communicate(timeout=30)
-    finally:
-        if watch.poll() is None:
-            watch.kill()
-            watch.wait()
+    watch = start_cli("agent", "watch", "--once", "--settle", "3", *LOOSE, stdin=False)
+    assert watch.stdout is not None
+    assert watch.stdout.readline().startswith("Processing ")  # the watcher (--once) is scanning the inbox now
+    time.sleep(0.3)  # a writer pausing mid-file (well under the settle time, even on a loaded machine)
+    with reply.open("a") as f:
+        f.write(second)
+    out, err = watch.communicate(timeout=30)
     assert watch.returncode == 0, err
     assert "missing closing tag" not in out
     assert (agent_root / "new.txt").read_text() == "hello"

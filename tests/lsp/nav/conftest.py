@@ -31,5 +31,5 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture(scope="module")
-def module_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_workspace(tmp_path_factory.mktemp("navws"))
+def module_root(tmp_path_factory: pytest.TempPathFactory, commands_toml: str) -> Path:
+    return make_workspace(tmp_path_factory.mktemp("navws"), commands_toml)

@@ -14,24 +14,9 @@ from lsprotocol import types
 from heredoc_lsp.syntax.text import split_lines
 from lsp.lsp_harness import RecordingClient
 
-WORKSPACE_CONFIG = """\
-[commands."chatroom task-started"]
-params = ["TITLE", "DESCRIPTION", "TECH_SPECS"]
-required = ["TITLE", "DESCRIPTION"]
-terminator = "PARAMS_END"
 
-[commands."chatroom handoff"]
-single_param = "MESSAGE"
-terminator = "CHATROOM_HANDOFF_END"
-
-[commands."tracker note"]
-mode = "multi"
-required = ["BODY"]
-"""
-
-
-def make_workspace(root: Path) -> Path:
-    (root / "heredoc-lsp.toml").write_text(WORKSPACE_CONFIG, encoding="utf-8")
+def make_workspace(root: Path, config: str) -> Path:
+    (root / "heredoc-lsp.toml").write_text(config, encoding="utf-8")
     (root / "src").mkdir()
     (root / "src" / "main.py").write_text("print('hi')\n", encoding="utf-8")
     (root / "src" / "été.txt").write_text("x\n", encoding="utf-8")
