@@ -192,49 +192,20 @@ class Builder:
         return table
 
     def _executor(self, table: Mapping[str, Any], base: ExecutorSettings) -> ExecutorSettings:
-        path = ("executor",)
         out = base
-        timeout = self._field(table, "timeout_s", path, _check_timeout)
-        if timeout is not None:
-            self._wrote(("executor", "timeout_s"))
-            out = replace(out, timeout_s=timeout)
-        sandbox = self._field(table, "sandbox", path, lambda v: _choice(v, ("auto", "bwrap", "none")))
-        if sandbox is not None:
-            self._wrote(("executor", "sandbox"))
-            out = replace(out, sandbox=sandbox)
-        network = self._field(table, "allow_network", path, _check_bool)
-        if network is not None:
-            self._wrote(("executor", "allow_network"))
-            out = replace(out, allow_network=network)
-        max_chars = self._field(table, "max_output_chars", path, _check_max_chars)
-        if max_chars is not None:
-            self._wrote(("executor", "max_output_chars"))
-            out = replace(out, max_output_chars=max_chars)
-        confirm = self._field(table, "confirm", path, lambda v: _choice(v, ("always", "never")))
-        if confirm is not None:
-            self._wrote(("executor", "confirm"))
-            out = replace(out, confirm=confirm)
-        env = self._field(table, "env", path, _check_env)
-        if env is not None:
-            self._wrote(("executor", "env"))
-            out = replace(out, env=tuple(env))
+        for key, check in _EXECUTOR_CHECKS.items():
+            value = self._field(table, key, ("executor",), check)
+            if value is not None:
+                self._wrote(("executor", key))
+                out = replace(out, **{key: tuple(value) if isinstance(value, list) else value})
         return out
 
     def _lint(self, table: Mapping[str, Any], base: LintSettings) -> LintSettings:
-        path = ("lint",)
         out = base
-        select = self._field(table, "select", path, _check_codes)
-        if select is not None:
-            out = replace(out, select=tuple(select))
-        extend = self._field(table, "extend-select", path, _check_codes)
-        if extend is not None:
-            out = replace(out, extend_select=tuple(extend))
-        ignore = self._field(table, "ignore", path, _check_codes)
-        if ignore is not None:
-            out = replace(out, ignore=tuple(ignore))
-        per_file = self._field(table, "per-file-ignores", path, _check_per_file_ignores)
-        if per_file is not None:
-            out = replace(out, per_file_ignores=per_file)
+        for key, check in _LINT_CHECKS.items():
+            value = self._field(table, key, ("lint",), check)
+            if value is not None:
+                out = replace(out, **{key.replace("-", "_"): tuple(value) if isinstance(value, list) else value})
         return out
 
     def _commands(self, table: Mapping[str, Any], base: Config) -> dict[str, CommandSchema]:
@@ -388,3 +359,20 @@ def _check_lang(value: object) -> str:
         names = ", ".join(sorted({*LANGUAGES.values(), "none"}))
         raise _Invalid(f"expected a language ({names}), got {show_value(value)}")
     return language_name(value) or value
+
+
+# The keys of [executor] and [lint] with their checks (a list read becomes a tuple).
+_EXECUTOR_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "timeout_s": _check_timeout,
+    "sandbox": lambda v: _choice(v, ("auto", "bwrap", "none")),
+    "allow_network": _check_bool,
+    "max_output_chars": _check_max_chars,
+    "confirm": lambda v: _choice(v, ("always", "never")),
+    "env": _check_env,
+}
+_LINT_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "select": _check_codes,
+    "extend-select": _check_codes,
+    "ignore": _check_codes,
+    "per-file-ignores": _check_per_file_ignores,
+}
