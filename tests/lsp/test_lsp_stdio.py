@@ -7,8 +7,10 @@ How fast it ends is measured in bench/bench_stdio.py; here a generous limit only
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -19,18 +21,22 @@ END = 30.0  # seconds: far above the real time (bench/bench_stdio.py), far below
 TEXT = "x <<EOF\nbody\nEOF\n"
 
 
-async def started(root: Path) -> tuple[RawServer, str]:
-    """An initialized server with one open document, and the document's URI."""
+@contextlib.asynccontextmanager
+async def started(root: Path) -> AsyncIterator[tuple[RawServer, str]]:
+    """An initialized server with one open document, and the document's URI; killed at the end if still running."""
     server = await RawServer.start()
-    await server.initialize(root)
-    uri = (root / "a.cli").as_uri()
-    server.send(
-        notification(
-            "textDocument/didOpen",
-            {"textDocument": {"uri": uri, "languageId": "cli-script", "version": 1, "text": TEXT}},
+    try:
+        await server.initialize(root)
+        uri = (root / "a.cli").as_uri()
+        server.send(
+            notification(
+                "textDocument/didOpen",
+                {"textDocument": {"uri": uri, "languageId": "cli-script", "version": 1, "text": TEXT}},
+            )
         )
-    )
-    return server, uri
+        yield server, uri
+    finally:
+        await server.kill()
 
 
 def symbols(msg_id: object, uri: str) -> dict[str, object]:
@@ -87,12 +93,12 @@ async def test_a_closed_pipe_ends_the_server_quietly() -> None:
 
 
 async def test_end_of_input_after_a_session(tmp_path: Path) -> None:
-    server, uri = await started(tmp_path)
-    server.send(symbols(1, uri))
-    assert await answered(server, 1) == ["x"]
-    assert server.writer is not None
-    server.writer.close()
-    assert await server.ended(END) == (0, "")
+    async with started(tmp_path) as (server, uri):
+        server.send(symbols(1, uri))
+        assert await answered(server, 1) == ["x"]
+        assert server.writer is not None
+        server.writer.close()
+        assert await server.ended(END) == (0, "")
 
 
 @pytest.mark.parametrize("how", ["ctrl-d", "hangup"])
@@ -204,8 +210,7 @@ def frame_bytes(data: bytes) -> bytes:
 @pytest.mark.parametrize("case", list(FRAMES))
 async def test_a_broken_frame_never_stops_the_answers(tmp_path: Path, case: str) -> None:
     make, bad_answered = FRAMES[case]
-    server, uri = await started(tmp_path)
-    try:
+    async with started(tmp_path) as (server, uri):
         server.send(make(uri), symbols("after", uri))
         if bad_answered:
             assert await answered(server, "bad") == ["x"]
@@ -213,13 +218,10 @@ async def test_a_broken_frame_never_stops_the_answers(tmp_path: Path, case: str)
         server.send(symbols("again", uri))
         assert await answered(server, "again") == ["x"]
         await quit_(server)
-    finally:
-        await server.kill()
 
 
 async def test_invalid_utf8_in_a_request_is_a_parse_error_for_that_request(tmp_path: Path) -> None:
-    server, uri = await started(tmp_path)
-    try:
+    async with started(tmp_path) as (server, uri):
         bad = body(uri).replace(uri.encode(), uri.encode() + b"\xc3\x28")  # not UTF-8
         server.send(frame_bytes(bad), symbols("after", uri))
         answer = await server.response("bad")
@@ -234,17 +236,15 @@ async def test_invalid_utf8_in_a_request_is_a_parse_error_for_that_request(tmp_p
         server.send(symbols("again", uri))
         assert await answered(server, "again") == ["x"]
         await quit_(server)
-    finally:
-        await server.kill()
 
 
 async def test_a_frame_cut_by_the_end_of_input_ends_quietly(tmp_path: Path) -> None:
-    server, uri = await started(tmp_path)
-    whole = frame(symbols(1, uri))
-    server.send(whole[: len(whole) // 2])
-    assert server.writer is not None
-    server.writer.close()
-    assert await server.ended(END) == (0, "")
+    async with started(tmp_path) as (server, uri):
+        whole = frame(symbols(1, uri))
+        server.send(whole[: len(whole) // 2])
+        assert server.writer is not None
+        server.writer.close()
+        assert await server.ended(END) == (0, "")
 
 
 # -- the lifecycle -------------------------------------------------------------------------------------------------
@@ -272,8 +272,7 @@ async def test_requests_before_initialize_are_refused(tmp_path: Path) -> None:
 
 
 async def test_requests_after_shutdown_are_invalid(tmp_path: Path) -> None:
-    server, uri = await started(tmp_path)
-    try:
+    async with started(tmp_path) as (server, uri):
         assert (await server.call("down", "shutdown"))["result"] is None
         late = await server.call("late", "textDocument/documentSymbol", {"textDocument": {"uri": uri}})
         assert late["error"]["code"] == -32600, late
@@ -282,15 +281,10 @@ async def test_requests_after_shutdown_are_invalid(tmp_path: Path) -> None:
         server.send(notification("exit"))
         code, err = await server.ended(END)
         assert code == 0 and "Traceback" not in err, err
-    finally:
-        await server.kill()
 
 
 async def test_exit_without_shutdown_is_exit_code_1(tmp_path: Path) -> None:
-    server, _ = await started(tmp_path)
-    try:
+    async with started(tmp_path) as (server, _):
         server.send(notification("exit"))
         code, err = await server.ended(END)
         assert code == 1 and "Traceback" not in err, err
-    finally:
-        await server.kill()
