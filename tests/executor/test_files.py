@@ -119,7 +119,9 @@ def test_symlink_inside_the_workspace_is_followed(layout: tuple[Workspace, Path]
     assert (ws.root / "alias").is_symlink()
 
 
-def test_symlink_swapped_between_check_and_write_is_refused(layout: tuple[Workspace, Path]) -> None:
+def test_symlink_swapped_between_check_and_write_is_refused(
+    layout: tuple[Workspace, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Provoke the race deterministically: swap a checked directory for a link right after phase 2."""
     ws, outside = layout
     (ws.root / "d").mkdir()
@@ -131,17 +133,16 @@ def test_symlink_swapped_between_check_and_write_is_refused(layout: tuple[Worksp
         (ws.root / "d").symlink_to(outside)
         return parts
 
-    Workspace.resolve = resolve_then_swap  # type: ignore[method-assign]
-    try:
-        with pytest.raises(FileOpError) as info:
-            ws.create_file("d/secret.txt", "pwned")
-    finally:
-        Workspace.resolve = original  # type: ignore[method-assign]
+    monkeypatch.setattr(Workspace, "resolve", resolve_then_swap)
+    with pytest.raises(FileOpError) as info:
+        ws.create_file("d/secret.txt", "pwned")
     assert info.value.summary == "REJECTED: Path 'd/secret.txt' changed during the operation ('d' became a link)"
     assert (outside / "secret.txt").read_text() == "secret\n"
 
 
-def test_file_swapped_for_a_link_is_replaced_not_followed(layout: tuple[Workspace, Path]) -> None:
+def test_file_swapped_for_a_link_is_replaced_not_followed(
+    layout: tuple[Workspace, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     ws, outside = layout
     (ws.root / "f.txt").write_text("old\n")
     original = Workspace.resolve
@@ -152,12 +153,9 @@ def test_file_swapped_for_a_link_is_replaced_not_followed(layout: tuple[Workspac
         (ws.root / "f.txt").symlink_to(outside / "secret.txt")
         return parts
 
-    Workspace.resolve = resolve_then_swap  # type: ignore[method-assign]
-    try:
-        with pytest.raises(FileOpError) as info:
-            ws.create_file("f.txt", "pwned")
-    finally:
-        Workspace.resolve = original  # type: ignore[method-assign]
+    monkeypatch.setattr(Workspace, "resolve", resolve_then_swap)
+    with pytest.raises(FileOpError) as info:
+        ws.create_file("f.txt", "pwned")
     assert info.value.rejected
     assert (outside / "secret.txt").read_text() == "secret\n"
 

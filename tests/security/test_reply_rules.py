@@ -87,11 +87,15 @@ def assert_contained(text: str) -> None:
     assert "outside-unreadable" in text
 
 
-@pytest.mark.parametrize(
+# A config that would loosen the sandbox, as heredoc-lsp.toml and as pyproject.toml.
+LOOSE_CONFIGS = pytest.mark.parametrize(
     ("name", "content"),
     [("heredoc-lsp.toml", LOOSE_TOML), ("pyproject.toml", LOOSE_PYPROJECT)],
     ids=["heredoc-lsp.toml", "pyproject"],
 )
+
+
+@LOOSE_CONFIGS
 def test_reply_cannot_unsandbox_the_next_reply_or_pass_a_token(
     run_cli: RunCli, workspace: Path, session: Path, outside: Path, name: str, content: str
 ) -> None:
@@ -101,11 +105,7 @@ def test_reply_cannot_unsandbox_the_next_reply_or_pass_a_token(
     assert_contained(newest_outbox(session))
 
 
-@pytest.mark.parametrize(
-    ("name", "content"),
-    [("heredoc-lsp.toml", LOOSE_TOML), ("pyproject.toml", LOOSE_PYPROJECT)],
-    ids=["heredoc-lsp.toml", "pyproject"],
-)
+@LOOSE_CONFIGS
 def test_cloned_workspace_config_cannot_loosen_and_is_reported(
     run_cli: RunCli, workspace: Path, session: Path, outside: Path, name: str, content: str
 ) -> None:
