@@ -23,6 +23,7 @@ from heredoc_lsp.syntax.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from typing import Literal
 
     Dialect = Literal["sh", "bash"]
@@ -902,10 +903,7 @@ class _Lexer:
         elif self.step_quote_or_expansion(c, i, single_quote=False, in_dq=True):  # '"' was read above
             return
         else:
-            m = _DQ_RUN.match(text, i)
-            end = m.end() if m else i + 1
-            self.count_lines(i, end)
-            self.i = end
+            self.skip_run(_DQ_RUN, i)
 
     def step_param(self) -> None:
         text, i = self.text, self.i
@@ -921,10 +919,14 @@ class _Lexer:
         ):  # bash quotes with ' in "${x:-'a'}" too
             return
         else:
-            m = _PARAM_RUN.match(text, i)
-            end = m.end() if m else i + 1
-            self.count_lines(i, end)
-            self.i = end
+            self.skip_run(_PARAM_RUN, i)
+
+    def skip_run(self, run: re.Pattern[str], i: int) -> None:
+        """Past the characters ``run`` matches at ``i`` (one character when it matches none), counting lines."""
+        m = run.match(self.text, i)
+        end = m.end() if m else i + 1
+        self.count_lines(i, end)
+        self.i = end
 
     def step_quote_or_expansion(self, c: str, i: int, *, single_quote: bool, in_dq: bool) -> bool:
         """A quote, an escape, a backquote or a ``$`` expansion at ``i``, read the same in every nested state; False
@@ -988,10 +990,7 @@ class _Lexer:
             k = text.find("\n", i)
             self.i = self.n if k < 0 else k
         else:
-            m = _ARITH_RUN.match(text, i)
-            end = m.end() if m else i + 1
-            self.count_lines(i, end)
-            self.i = end
+            self.skip_run(_ARITH_RUN, i)
 
     def after_arith(self, frame: _Frame) -> None:
         parent = self.stack[-1]
