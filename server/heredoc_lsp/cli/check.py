@@ -140,6 +140,34 @@ OPTIONS: tuple[tuple[tuple[str, ...], str, str, Any, tuple[str, ...] | None, str
         "instead of each problem, how many of each code (most first)",
     ),
     (("-q", "--quiet"), "quiet", "flag", False, None, None, "print the problems and nothing else (no summary line)"),
+    (
+        ("-o", "--output-file"),
+        "output_file",
+        "value",
+        None,
+        None,
+        "FILE",
+        "write the report to FILE instead of standard output (replaced whole: never half-written)",
+    ),
+    (
+        ("--show-fixes",),
+        "show_fixes",
+        "flag",
+        False,
+        None,
+        None,
+        "after the report, list the fixes applied (with --fix) or available, per file and code",
+    ),
+    (
+        ("--add-noqa",),
+        "add_noqa",
+        "flag",
+        False,
+        None,
+        None,
+        "silence every problem found: add '# heredoc-lsp: disable=CODE' directives to the files (as ruff's "
+        "--add-noqa), then report what no directive can silence",
+    ),
     (("-v", "--verbose"), "verbose", "flag", False, None, None, "say which files are checked and skipped"),
 )
 
@@ -155,6 +183,7 @@ def add_parser(subparsers: Any) -> None:
         description="Check every supported file under the PATHs (default: the current directory): *.cli, "
         "*.inbox, **/inbox/*.txt, *.outbox, **/outbox/*_seqNNNN.txt. Exit 0 when there are no errors, 1 when there "
         "are, 2 on usage errors. 'heredoc-lsp rule CODE' explains a code.",
+        allow_abbrev=False,  # as ruff: a shortened option is unknown (and the fast path reads whole ones only)
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories ('-' reads standard input)")
     for flags, dest, kind, default, choices, metavar, help_text in OPTIONS:
@@ -233,6 +262,7 @@ class _Run:
         self.why: dict[str, str] = {}  # named path -> why it was not checked (when it was skipped whole)
         self.quiet: set[str] = set()  # named paths skipped on purpose (--force-exclude)
         self.named = ""  # the named path being collected
+        self.stdin_data = b""  # standard input as read
 
     def note(self, message: str, *, always: bool = False) -> None:
         if always or self.verbose:
@@ -479,6 +509,9 @@ class _Counts:
         self.fixed_files = 0
         self.unsafe_available = 0
         self.would_change = 0
+        self.fixed_codes: list[tuple[str, list[str]]] = []  # per file changed by --fix/--diff: the codes fixed
+        self.directives = 0  # codes written into directives by --add-noqa
+        self.directive_files = 0
 
 
 class _Selection:
@@ -591,6 +624,59 @@ def _watch(args: argparse.Namespace) -> int:
     return 0
 
 
+def _usage_conflicts(args: argparse.Namespace) -> None:
+    if args.diff and args.output_format not in ("text", "full"):
+        raise UsageError("--diff shows a diff; it takes no --output-format")
+    if args.show_fixes and args.diff:
+        raise UsageError("--show-fixes cannot be used with --diff (the diff shows the fixes)")
+    if args.add_noqa and (args.fix or args.diff):
+        raise UsageError("--add-noqa cannot be used with --fix or --diff (silence the problems, or fix them)")
+    if args.add_noqa and args.watch:
+        raise UsageError("--add-noqa cannot be used with --watch")
+    given = args.paths or (["-"] if args.stdin_filename else [])
+    if args.add_noqa and "-" in given:
+        raise UsageError("--add-noqa changes files; it cannot read standard input ('-')")
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        sys.stderr.write("heredoc-lsp check: warning: --unsafe-fixes does nothing without --fix or --diff\n")
+
+
+class _Report:
+    """Where the report goes: standard output; standard error when standard output carries the fixed buffer
+    (``--fix`` of standard input, as ruff does); or ``--output-file``, written whole and atomically at the end."""
+
+    def __init__(self, output_file: str | None, *, to_stderr: bool) -> None:
+        self.output_file = output_file
+        self.to_stderr = to_stderr and output_file is None
+        self.parts: list[str] = []
+
+    @property
+    def terminal(self) -> Any:
+        """The stream whose being a terminal decides the colour (None: a file, never coloured)."""
+        if self.output_file is not None:
+            return None
+        return sys.stderr if self.to_stderr else sys.stdout
+
+    def write(self, text: str) -> None:
+        from heredoc_lsp.cli.sources import write_stdout  # deferred: check start-up
+
+        if self.output_file is not None:
+            self.parts.append(text)
+        elif self.to_stderr:
+            sys.stderr.write(text)
+        else:
+            write_stdout(text)
+
+    def close(self) -> None:
+        if self.output_file is None:
+            return
+        from heredoc_lsp.cli.fix import write_atomic  # deferred: check start-up
+
+        try:
+            write_atomic(Path(self.output_file), "".join(self.parts).encode("utf-8"), create=True)
+        except OSError as exc:
+            raise UsageError(f"cannot write {self.output_file}: {exc.strerror or exc}") from None
+
+
 def _check(args: argparse.Namespace) -> int:
     import gc  # deferred: check start-up
 
@@ -599,15 +685,15 @@ def _check(args: argparse.Namespace) -> int:
     from heredoc_lsp.cli.sources import explicit_config, explicit_workspace, workspace_for  # deferred: check start-up
     from heredoc_lsp.config.load import ConfigResolver  # deferred: check start-up
 
+    _usage_conflicts(args)
     config_path = explicit_config(args.config)
     workspace = explicit_workspace(args.workspace)
-    if args.diff and args.output_format != "text":
-        raise UsageError("--diff shows a diff; it takes no --output-format")
-    if args.unsafe_fixes and not (args.fix or args.diff):
-        sys.stderr.write("heredoc-lsp check: warning: --unsafe-fixes does nothing without --fix or --diff\n")
     selection = _Selection(args)
     run_state = _Run(args.verbose)
     _collect(run_state, args)
+    stdin_fixed = args.fix and any(source.path is None for source in run_state.sources)
+    report = _Report(args.output_file, to_stderr=stdin_fixed)
+    buffer_out: list[bytes] = []  # --fix of standard input: the buffer as it ends, for standard output
 
     resolver = ConfigResolver(config_path)
     broken: dict[str, tuple[str, list[Diagnostic]]] = {}
@@ -615,11 +701,15 @@ def _check(args: argparse.Namespace) -> int:
     results: list[tuple[str, list[Diagnostic]]] = []
     checked: list[str] = []
     checked_from: set[str] = set()
-    frames: dict[str, Sequence[str]] = {}  # --output-format full: the lines of each file with problems
+    frames: dict[str, Sequence[str]] = {}  # the lines of each file with problems, for the code frames
+    offers: dict[int, Any] = {}  # id of a shown diagnostic -> the fix offered for it (cli.fix.Offer)
+    wants_offers = args.show_fixes or (not args.statistics and args.output_format in ("text", "full", "json", "sarif"))
     counts = _Counts()
     for source in run_state.sources:
         data = _read(run_state, source, args)
         if data is None:
+            if stdin_fixed and source.path is None:
+                buffer_out.append(run_state.stdin_data)  # binary: given back as it came
             continue
         config = _config(run_state, resolver, source, broken, warned)
         if args.verbose:
@@ -630,8 +720,13 @@ def _check(args: argparse.Namespace) -> int:
         analysis = analyze_bytes(
             data, source.language, config, path=source.location, workspace=ws, command=args.command
         )
+        fixed_buffer = data
         if (args.fix or args.diff) and analysis.diagnostics:
-            analysis = _fix(run_state, source, data, analysis, config, ws, selected, args, counts)
+            analysis, fixed_buffer = _fix(run_state, source, data, analysis, config, ws, selected, args, counts, report)
+        if args.add_noqa and analysis.diagnostics:
+            analysis = _add_noqa(run_state, source, data, analysis, config, ws, selected, args, counts)
+        if stdin_fixed and source.path is None:
+            buffer_out.append(fixed_buffer)
         _LAST[:] = (analysis,)  # the last file's parse is not freed on return (see cli.main._exit_now)
         counts.files += 1
         checked.append(source.display)
@@ -647,8 +742,9 @@ def _check(args: argparse.Namespace) -> int:
             counts.by_severity[int(d.severity)] += 1
         if shown:
             results.append((source.display, shown))
-            if args.output_format == "full":
-                frames[source.display] = analysis.lines
+            frames[source.display] = analysis.lines
+            if wants_offers:
+                _offer_fixes(analysis, shown, offers, data, ws)
     config_results = [(display, found) for display, found in (*broken.values(), *warned.values()) if found]
     for _, found in config_results:
         for d in found:
@@ -657,7 +753,12 @@ def _check(args: argparse.Namespace) -> int:
 
     missed = _account(run_state, args.paths or [], checked_from)
     if not args.diff:
-        _print(args, results, checked, counts, frames)
+        _print(args, results, checked, counts, frames, offers, report)
+    report.close()
+    if buffer_out:
+        _write_buffer(b"".join(buffer_out))
+    if args.show_fixes and not args.quiet:
+        _print_fixes(args, results, offers, counts)
     _print_summary(args, counts, len(broken), color=use_color(sys.stderr, disabled=args.no_color))
 
     if run_state.failed or (missed and not counts.files):
@@ -670,6 +771,37 @@ def _check(args: argparse.Namespace) -> int:
     return 1 if errors or (args.strict and warnings) else 0
 
 
+def _write_buffer(data: bytes) -> None:
+    """``--fix`` of standard input: the whole buffer, fixed or as it came, on standard output (an editor replaces
+    its buffer with it)."""
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode("utf-8", "replace"))
+    else:
+        buffer.write(data)
+    sys.stdout.flush()
+
+
+def _offer_fixes(
+    analysis: Any, shown: Sequence[Diagnostic], offers: dict[int, Any], data: bytes, ws: Path | None
+) -> None:
+    """The fix offered for each shown diagnostic whose rule has one (into ``offers``, by ``id``)."""
+    from heredoc_lsp.rules import RULES  # deferred: check start-up
+
+    fixable = [d for d in shown if (rule := RULES.get(d.code)) is not None and rule.fix_safety]
+    if not fixable:
+        return
+    from heredoc_lsp.cli.fix import id_generator, offered_fix  # deferred: check start-up (only with a fixable problem)
+
+    new_id = id_generator()
+    final_newline = data.endswith((b"\n", b"\r"))
+    for d in fixable:
+        offer = offered_fix(analysis, d, final_newline=final_newline, workspace=ws, new_id=new_id)
+        if offer is not None:
+            offers[id(d)] = offer
+
+
 def _read(run_state: _Run, source: Source, args: argparse.Namespace) -> bytes | None:
     from heredoc_lsp.cli.sources import read_source  # deferred: check start-up
 
@@ -679,6 +811,8 @@ def _read(run_state: _Run, source: Source, args: argparse.Namespace) -> bytes | 
         run_state.note(f"cannot read {source.display}: {exc.strerror or exc}", always=True)
         run_state.failed = True
         return None
+    if source.path is None:
+        run_state.stdin_data = data
     if b"\0" in data:
         named = run_state.named_of(source)
         if named == source.display:
@@ -741,19 +875,17 @@ def _fix(
     selected: Callable[[str], bool],
     args: argparse.Namespace,
     counts: _Counts,
-) -> Any:
-    """Fix one document (write it, or print its diff); returns the analysis of the result."""
+    report: _Report,
+) -> tuple[Any, bytes]:
+    """Fix one document (write it, print its diff, or for standard input give the fixed buffer back); returns the
+    analysis of the result and the document's bytes as they end."""
     from heredoc_lsp.cli.fix import fix_document, id_generator, unified_diff, write_atomic  # deferred: check start-up
-    from heredoc_lsp.cli.sources import write_stdout  # deferred: check start-up
     from heredoc_lsp.syntax.text import decode_bytes  # deferred: check start-up
 
-    if source.path is None:
-        run_state.note("not fixing standard input: --fix and --diff change files")
-        return analysis
     decoded = decode_bytes(data)
     if decoded.first_invalid_line is not None:
         run_state.note(f"not fixing {source.display}: it is not valid UTF-8", always=True)
-        return analysis
+        return analysis, data
     result = fix_document(
         decoded.text,
         source.language,
@@ -769,23 +901,64 @@ def _fix(
         where = f"{source.display}:{d.span.start_line + 1}:{d.span.start_col + 1}"
         run_state.note(f"not fixing {where} {d.code}: the fix would add {', '.join(added)}", always=True)
     if result.text == decoded.text:
-        return result.analysis
+        return result.analysis, data
     counts.fixed += len(result.fixed)
     counts.fixed_files += 1
+    counts.fixed_codes.append((source.display, [d.code for d in result.fixed]))
     if args.diff:
         counts.would_change += 1
-        write_stdout(unified_diff(source.display, decoded.text, result.text))
-        return analysis
+        report.write(unified_diff(source.display, decoded.text, result.text))
+        return analysis, data
     new_data = ("\ufeff" if decoded.had_bom else "").encode() + result.text.encode("utf-8")
+    if source.path is None:
+        return result.analysis, new_data  # standard input: the fixed buffer goes to standard output
     try:
         write_atomic(source.path, new_data)
     except OSError as exc:
         run_state.note(f"cannot write {source.display}: {exc.strerror or exc}", always=True)
         run_state.failed = True
-        return analysis
+        return analysis, data
     codes = ", ".join(sorted({d.code for d in result.fixed}))
     run_state.note(f"fixed {source.display}: {len(result.fixed)} ({codes})", always=True)
-    return result.analysis
+    return result.analysis, new_data
+
+
+def _add_noqa(
+    run_state: _Run,
+    source: Source,
+    data: bytes,
+    analysis: Any,
+    config: Config,
+    workspace: Path | None,
+    selected: Callable[[str], bool],
+    args: argparse.Namespace,
+    counts: _Counts,
+) -> Any:
+    """``--add-noqa``: write a directive for every selected problem of one file; returns the new analysis."""
+    from heredoc_lsp.cli.fix import suppress_all, write_atomic  # deferred: check start-up
+    from heredoc_lsp.syntax.text import decode_bytes  # deferred: check start-up
+
+    if source.path is None or not any(selected(d.code) for d in analysis.diagnostics):
+        return analysis
+    decoded = decode_bytes(data)
+    if decoded.first_invalid_line is not None:
+        run_state.note(f"not adding directives to {source.display}: it is not valid UTF-8", always=True)
+        return analysis
+    done = suppress_all(
+        decoded.text, source.language, config, selected=selected, workspace=workspace, command=args.command
+    )
+    if not done.added:
+        return analysis
+    try:
+        write_atomic(source.path, ("\ufeff" if decoded.had_bom else "").encode() + done.text.encode("utf-8"))
+    except OSError as exc:
+        run_state.note(f"cannot write {source.display}: {exc.strerror or exc}", always=True)
+        run_state.failed = True
+        return analysis
+    counts.directives += done.added
+    counts.directive_files += 1
+    run_state.note(f"silenced {source.display}: {done.added} (# heredoc-lsp: disable=...)", always=True)
+    return done.analysis
 
 
 def _print(
@@ -794,16 +967,17 @@ def _print(
     checked: list[str],
     counts: _Counts,
     frames: dict[str, Sequence[str]],
+    offers: dict[int, Any],
+    report: _Report,
 ) -> None:
     from heredoc_lsp.cli import output  # deferred: check start-up
-    from heredoc_lsp.cli.sources import write_stdout  # deferred: check start-up
 
     fmt = args.output_format
     if args.statistics:
-        _print_statistics(results)
+        _print_statistics(results, report)
         return
     if fmt == "json":
-        _print_json(results, counts)
+        _print_json(results, counts, offers, report)
         return
     if fmt in ("sarif", "gitlab", "junit"):
         import json  # deferred: check start-up
@@ -811,35 +985,41 @@ def _print(
         from heredoc_lsp import __version__  # deferred: check start-up
 
         if fmt == "sarif":
-            text = json.dumps(output.sarif_document(results, __version__), ensure_ascii=False, indent=2) + "\n"
+            root = output.source_root(Path.cwd())
+            text = json.dumps(output.sarif_document(results, __version__, root, offers), ensure_ascii=False, indent=2)
+            text += "\n"
         elif fmt == "gitlab":
             text = json.dumps(output.gitlab_document(results), ensure_ascii=False, indent=2) + "\n"
         else:
             text = output.junit_document(checked, results)
-        write_stdout(text)
+        report.write(text)
         return
     if fmt == "github":
         out = [output.github_line(path, d) + "\n" for path, found in results for d in found]
     elif fmt == "concise":
         out = [output.concise_line(path, d) + "\n" for path, found in results for d in found]
-    elif fmt == "full":
-        color = output.use_color(sys.stdout, disabled=args.no_color)
+    else:  # text (the default) and full: a code frame under each problem
+        terminal = report.terminal
+        color = terminal is not None and output.use_color(terminal, disabled=args.no_color)
         out = [
-            "\n".join([output.text_line(path, d, color=color), *output.code_frame(frames.get(path, ()), d), ""]) + "\n"
+            "\n".join(
+                [
+                    output.text_line(path, d, color=color),
+                    *output.code_frame(frames.get(path, ()), d, offers.get(id(d)), color=color),
+                    "",
+                ]
+            )
+            + "\n"
             for path, found in results
             for d in found
         ]
-    else:
-        color = output.use_color(sys.stdout, disabled=args.no_color)
-        out = [output.text_line(path, d, color=color) + "\n" for path, found in results for d in found]
     if out:
-        write_stdout("".join(out))
+        report.write("".join(out))
 
 
-def _print_statistics(results: list[tuple[str, list[Any]]]) -> None:
+def _print_statistics(results: list[tuple[str, list[Any]]], report: _Report) -> None:
     """``--statistics``: one line per code, ``COUNT  CODE  severity  [*]`` (``[*]``: it has a quick fix), the most
     frequent first, as ruff prints them."""
-    from heredoc_lsp.cli.sources import write_stdout  # deferred: check start-up
     from heredoc_lsp.rules import RULES  # deferred: check start-up
 
     counted: dict[str, int] = {}
@@ -857,18 +1037,21 @@ def _print_statistics(results: list[tuple[str, list[Any]]]) -> None:
         rule = RULES.get(code)
         mark = "[*]" if rule is not None and rule.fix_safety else "   "
         lines.append(f"{n:>{width}}  {code:<{code_width}}  {severity[code]:<7}  {mark}".rstrip() + "\n")
-    write_stdout("".join(lines))
+    report.write("".join(lines))
 
 
-def _print_json(results: list[tuple[str, list[Any]]], counts: _Counts) -> None:
+def _print_json(results: list[tuple[str, list[Any]]], counts: _Counts, offers: dict[int, Any], report: _Report) -> None:
     import json  # deferred: check start-up
 
-    from heredoc_lsp.cli.output import diagnostic_json  # deferred: check start-up
-    from heredoc_lsp.cli.sources import write_stdout  # deferred: check start-up
+    from heredoc_lsp.cli.output import diagnostic_json, fix_json  # deferred: check start-up
+    from heredoc_lsp.rules import doc_url  # deferred: check start-up
 
     diagnostics: list[dict[str, Any]] = []
     for path, found in results:
-        diagnostics.extend({"path": path, **diagnostic_json(d)} for d in found)
+        diagnostics.extend(
+            {"path": path, **diagnostic_json(d), "url": doc_url(d.code), "fix": fix_json(offers.get(id(d)))}
+            for d in found
+        )
     document = {
         "files_checked": counts.files,
         "diagnostics": diagnostics,
@@ -882,7 +1065,47 @@ def _print_json(results: list[tuple[str, list[Any]]], counts: _Counts) -> None:
             "fixed": counts.fixed,
         },
     }
-    write_stdout(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+    report.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+
+
+def _print_fixes(
+    args: argparse.Namespace, results: list[tuple[str, list[Any]]], offers: dict[int, Any], counts: _Counts
+) -> None:
+    """``--show-fixes`` (on standard error, before the summary): with ``--fix``, what was fixed, per file and
+    code, as ruff lists it; without, the fixes available for the problems reported (``unsafe``: with
+    ``--unsafe-fixes`` only)."""
+    from heredoc_lsp.cli.output import plural  # deferred: check start-up
+
+    lines: list[str] = []
+    if args.fix:
+        total = sum(len(codes) for _, codes in counts.fixed_codes)
+        if total:
+            lines.append(f"Fixed {plural(total, 'problem')}:")
+            for path, codes in counts.fixed_codes:
+                lines.append(f"- {visible(path, one_line=True)}:")
+                lines += [f"    {n} × {code}" for code, n in _tally(codes)]
+    by_file: list[tuple[str, list[str]]] = []
+    for path, found in results:
+        codes = [f"{d.code} ({offers[id(d)].applicability})" for d in found if id(d) in offers]
+        if codes:
+            by_file.append((path, codes))
+    total = sum(len(codes) for _, codes in by_file)
+    if total:
+        what = "left" if args.fix else "available"
+        lines.append(f"{total} fix{'' if total == 1 else 'es'} {what}:")
+        for path, codes in by_file:
+            lines.append(f"- {visible(path, one_line=True)}:")
+            lines += [f"    {n} × {code}" for code, n in _tally(codes)]
+    if not lines and not args.quiet:
+        lines.append("No fixes applied or available." if args.fix else "No fixes available.")
+    sys.stderr.write("".join(line + "\n" for line in lines))
+
+
+def _tally(codes: Sequence[str]) -> list[tuple[str, int]]:
+    counted: dict[str, int] = {}
+    for code in codes:
+        counted[code] = counted.get(code, 0) + 1
+    return sorted(counted.items(), key=lambda item: (-item[1], item[0]))
 
 
 def _print_summary(args: argparse.Namespace, counts: _Counts, broken: int, *, color: bool) -> None:
@@ -915,6 +1138,8 @@ def _print_summary(args: argparse.Namespace, counts: _Counts, broken: int, *, co
         line += f"; {plural(broken, 'broken config file')} (defaults used)"
     if args.fix and counts.unsafe_available:
         line += f"; {counts.unsafe_available} more fixable with --unsafe-fixes"
+    if args.add_noqa:
+        line += f"; silenced {plural(counts.directives, 'problem')} in {plural(counts.directive_files, 'file')}"
     if color:
         bold = "\x1b[1;31m" if counts.by_severity[1] else "\x1b[1;32m"
         line = f"{bold}{line}\x1b[0m"

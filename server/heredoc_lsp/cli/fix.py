@@ -12,6 +12,7 @@ import contextlib
 import os
 import random
 import re
+import stat
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -48,6 +49,92 @@ class FixResult:
     analysis: Analysis
     unsafe_available: int
     rolled_back: tuple[tuple[Diagnostic, tuple[str, ...]], ...] = ()
+
+
+@record
+class Offer:
+    """The fix ``check`` shows for a diagnostic (the editor's preferred quick fix): its title, its edits, and its
+    applicability, ``safe`` (``--fix`` applies it) or ``unsafe`` (only with ``--unsafe-fixes``)."""
+
+    title: str
+    applicability: str
+    edits: tuple[TextEdit, ...]
+
+
+def offered_fix(
+    analysis: Analysis,
+    d: Diagnostic,
+    *,
+    final_newline: bool = True,
+    workspace: Path | None = None,
+    new_id: Callable[[], str] = random_id,
+) -> Offer | None:
+    """The fix ``check --fix`` (with ``--unsafe-fixes`` for an unsafe one) would apply for ``d`` on its own, or
+    None. Suppressions are not fixes here."""
+    rule = RULES.get(d.code)
+    if rule is None or not rule.fix_safety:
+        return None
+    ctx = FixContext(Source(analysis.lines, analysis.newline, final_newline), workspace, new_id)
+    fix = _first_fix(analysis, d, ctx)
+    return None if fix is None else Offer(fix.title, rule.fix_safety, fix.edits)
+
+
+@record
+class Suppressed:
+    """What ``check --add-noqa`` did to one document: its new text, how many codes it wrote into directives, and
+    the analysis of the new text."""
+
+    text: str
+    added: int
+    analysis: Analysis
+
+
+def suppress_all(
+    text: str,
+    language: Language,
+    config: Config,
+    *,
+    selected: Callable[[str], bool],
+    workspace: Path | None = None,
+    command: str | None = None,
+) -> Suppressed:
+    """``text`` with a ``# heredoc-lsp: disable=CODE`` directive (the editor's "Disable CODE here" edit) for every
+    selected diagnostic a directive can silence, in rounds (an edit per line and round: two codes for one line
+    extend the same directive). A round is kept only when it leaves fewer problems and none new; otherwise the
+    edits are tried one per round and one that does not help is left out (a diagnostic on a directive line, say)."""
+    analysis = analyze(text, language, config, workspace=workspace, command=command)
+    added = 0
+    refused: set[tuple[str, str, int, int]] = set()
+    one_at_a_time = False
+    for _ in range(MAX_PASSES + 2 * len(analysis.diagnostics)):
+        chosen: list[tuple[Diagnostic, TextEdit]] = []
+        for d in analysis.diagnostics:
+            if not selected(d.code) or _key(d) in refused:
+                continue
+            edit = analysis.suppression_edit(d)
+            if edit is None:
+                refused.add(_key(d))
+                continue
+            if any(_overlaps(edit.span, e.span) for _, e in chosen):
+                continue
+            chosen.append((d, edit))
+            if one_at_a_time:
+                break
+        if not chosen:
+            break
+        new_text = apply_edits(text, [e for _, e in chosen])
+        new_analysis = analyze(new_text, language, config, workspace=workspace, command=command)
+        before = Counter(d.code for d in analysis.diagnostics)
+        after = Counter(d.code for d in new_analysis.diagnostics)
+        if any(n > before[code] for code, n in after.items()) or after.total() >= before.total():
+            if not one_at_a_time:
+                one_at_a_time = True
+            else:
+                refused.add(_key(chosen[0][0]))
+            continue
+        text, analysis = new_text, new_analysis
+        added += len(chosen)
+    return Suppressed(text, added, analysis)
 
 
 def id_generator() -> Callable[[], str]:
@@ -234,10 +321,25 @@ def _ends_with_newline(text: str) -> bool:
     return text.endswith(("\n", "\r"))
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, *, create: bool = False) -> None:
     """Replace ``path``'s content with ``data`` through a temporary file in the same folder (its mode kept); on
-    failure the file is unchanged and no temporary file is left. OSError propagates."""
-    mode = os.stat(path).st_mode & 0o7777
+    failure the file is unchanged and no temporary file is left. With ``create``, a missing ``path`` is created
+    (mode 0666 less the umask), and one that is not a regular file (``/dev/null``, a FIFO, a terminal) is written
+    directly: it cannot be replaced. OSError propagates."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        if not create:
+            raise
+        umask = os.umask(0o022)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    else:
+        if create and not stat.S_ISREG(info.st_mode):
+            with open(path, "wb") as f:
+                f.write(data)
+            return
+        mode = info.st_mode & 0o7777
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".heredoc-lsp.tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:

@@ -15,6 +15,7 @@ from heredoc_lsp.cli.names import SUMMARIES, did_you_mean
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
 # subcommand name -> module under heredoc_lsp.cli
 SUBCOMMANDS: dict[str, str] = {
@@ -37,6 +38,14 @@ def _parser_class() -> type[argparse.ArgumentParser]:
     import argparse  # deferred: check start-up
 
     class _Parser(argparse.ArgumentParser):
+        # The option strings added to this parser, for did-you-mean on an unknown option.
+        option_names: list[str]
+
+        def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+            action = super().add_argument(*args, **kwargs)
+            self.__dict__.setdefault("option_names", []).extend(action.option_strings)
+            return action
+
         def error(self, message: str) -> None:  # type: ignore[override]
             # Usage errors exit 2 with one clear line, never a traceback.
             self.print_usage(sys.stderr)
@@ -55,6 +64,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = _Parser(prog="heredoc-lsp", description="Check, parse and run heredoc command scripts and agent replies.")
     parser.add_argument("--version", action="version", version=VERSION_LINE)
     sub = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=_Parser)
+    parser.subcommand_parsers = sub.choices  # type: ignore[attr-defined]  # name -> parser (unknown options)
     summaries_only = only is None and all(name in SUMMARIES for name in SUBCOMMANDS)
     for name, module_name in SUBCOMMANDS.items():
         if only is not None and name != only:
@@ -98,7 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = simple_args(words[1:])
     if args is None:
         parser = build_parser(words[0] if words and words[0] in SUBCOMMANDS else None)
-        args = parser.parse_args(words)
+        args, unknown = parser.parse_known_args(words)
+        if unknown:
+            _unknown_options(parser, words[0] if words and words[0] in SUBCOMMANDS else None, unknown)
         if not getattr(args, "subcommand", None) or not hasattr(args, "handler"):
             parser.print_help(sys.stderr)
             return 2
@@ -112,6 +124,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None and args.subcommand in ("check", "guard"):
         _exit_now(code)
     return code
+
+
+def _unknown_options(parser: argparse.ArgumentParser, name: str | None, unknown: Sequence[str]) -> None:
+    """An option the subcommand does not have: the subcommand's usage and a did-you-mean for the first one, as
+    ruff and git say it (argparse's own error shows the top-level usage)."""
+    import argparse  # deferred: check start-up
+
+    target = parser
+    if name is not None:
+        sub = getattr(parser, "subcommand_parsers", {}).get(name)
+        if isinstance(sub, argparse.ArgumentParser):
+            target = sub
+    names = list(getattr(target, "option_names", []))
+    first = next((word for word in unknown if word.startswith("-")), unknown[0])
+    hint = did_you_mean(first.partition("=")[0], names) if first.startswith("-") else ""
+    target.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
 
 
 def _exit_now(code: int) -> None:

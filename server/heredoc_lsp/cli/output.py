@@ -14,12 +14,15 @@ import sys
 from collections.abc import Sequence
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity
-from heredoc_lsp.syntax.visible import visible
+from heredoc_lsp.syntax.visible import shown, visible
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from pathlib import Path
     from typing import Any, TextIO
+
+    from heredoc_lsp.cli.fix import Offer
 
 _COLORS = {
     Severity.ERROR: "\x1b[1;31m",
@@ -61,6 +64,28 @@ def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
     }
 
 
+def fix_json(fix: Offer | None) -> dict[str, Any] | None:
+    """The fix of a diagnostic in ``check``'s JSON, with ruff's names: ``applicability`` (``safe``: ``--fix``
+    applies it; ``unsafe``: only with ``--unsafe-fixes``), ``message`` and ``edits``, each the range it replaces
+    (positions as the diagnostic's) and its new ``content``."""
+    if fix is None:
+        return None
+    return {
+        "applicability": fix.applicability,
+        "message": fix.title,
+        "edits": [
+            {
+                "line": e.span.start_line + 1,
+                "column": e.span.start_col + 1,
+                "end_line": e.span.end_line + 1,
+                "end_column": e.span.end_col + 1,
+                "content": e.new_text,
+            }
+            for e in fix.edits
+        ],
+    }
+
+
 def text_line(path: str, d: Diagnostic, *, color: bool = False) -> str:
     """``path:line:col: severity[code] message``"""
     path = visible(path, one_line=True)
@@ -74,28 +99,88 @@ def text_line(path: str, d: Diagnostic, *, color: bool = False) -> str:
     return f"{where} {label} {message}"
 
 
-def code_frame(lines: Sequence[str], d: Diagnostic) -> list[str]:
-    """The lines under a problem in ``full`` output, as ruff and shellcheck draw them: the source line with its
-    number, a caret underline at the range (to the end of that line when the range goes on), and the rule's fix
-    when it has one. Tabs are shown as one space so the carets stay under their characters."""
-    from heredoc_lsp.rules import RULES  # deferred: check start-up
+# Terminal cells a tab advances to (as ruff draws one); a frame shows tabs as spaces so the carets line up.
+TAB_WIDTH = 4
+# Cells of a source line a frame shows: a longer line is shown around the range, cut with "...".
+FRAME_WIDTH = 160
+_FRAME_BEFORE = 40  # cells kept before the range when a long line is cut
 
+
+def _cell(ch: str, at: int) -> tuple[str, int]:
+    """How one character of a source line is drawn in a code frame, and how many terminal cells it takes (``at``:
+    the cell it starts at, for a tab). Controls and hidden characters are drawn as their visible escapes; wide
+    (East Asian wide and fullwidth, most emoji) characters take two cells and combining marks none."""
+    if ch == "\t":
+        n = TAB_WIDTH - at % TAB_WIDTH
+        return " " * n, n
+    if ch.isascii():
+        if ch.isprintable():
+            return ch, 1
+        escaped = shown(ch)
+        return escaped, len(escaped)
+    escaped = visible(ch, one_line=True)
+    if escaped != ch:
+        return escaped, len(escaped)
+    import unicodedata  # deferred: check start-up (only for a non-ASCII character in a frame)
+
+    category = unicodedata.category(ch)
+    if category in ("Zl", "Zp", "Cs", "Cc"):  # line and paragraph separators move the terminal's cursor
+        escaped = shown(ch)
+        return escaped, len(escaped)
+    if category in ("Mn", "Me", "Cf"):
+        return ch, 0
+    return ch, 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def _drawn(text: str, start: int, end: int) -> tuple[str, int, int]:
+    """``text`` as a frame draws it, and the cells under which the characters ``start:end`` are: tabs expanded,
+    escapes shown, wide characters counted twice; a line wider than :data:`FRAME_WIDTH` cells is cut around
+    ``start`` (with ``...`` where it is cut)."""
+    first = 0
+    if len(text) > FRAME_WIDTH and start > _FRAME_BEFORE:
+        first = start - _FRAME_BEFORE
+    parts: list[str] = ["..."] if first else []
+    at = 3 if first else 0
+    caret_start = caret_end = -1
+    i = first
+    while i < len(text):
+        if i == start:
+            caret_start = at
+        if i == end:
+            caret_end = at
+        if at >= FRAME_WIDTH:
+            parts.append("...")
+            break
+        drawn, width = _cell(text[i], at)
+        parts.append(drawn)
+        at += width
+        i += 1
+    if caret_start < 0:
+        caret_start = at
+    if caret_end < 0:
+        caret_end = at
+    return "".join(parts), caret_start, max(caret_end, caret_start + 1)
+
+
+def code_frame(lines: Sequence[str], d: Diagnostic, fix: Offer | None = None, *, color: bool = False) -> list[str]:
+    """The lines under a problem in the default (``full``) output, as ruff and shellcheck draw them: the source
+    line with its number, carets under the range (to the end of that line when the range goes on), and the fix
+    offered for it, if any, with its applicability (docs/checking.md, Output)."""
     n = d.span.start_line
     if not 0 <= n < len(lines):
         return []
     text = lines[n]
-    shown = visible(text.replace("\t", " "), one_line=True)
-    if len(shown) != len(text):  # escaped characters move the columns: no underline
-        return [f"{n + 1} | {shown}"]
     start = min(d.span.start_col, len(text))
     end = d.span.end_col if d.span.end_line == n else len(text)
-    end = max(start + 1, min(end, len(text)))
+    end = max(start, min(end, len(text)))
+    drawn, caret_start, caret_end = _drawn(text, start, end)
+    carets = "^" * (caret_end - caret_start)
+    if color:
+        carets = f"{_COLORS[d.severity]}{carets}{_RESET}"
     gutter = " " * len(str(n + 1))
-    out = [f"{gutter} |", f"{n + 1} | {shown}", f"{gutter} | {' ' * start}{'^' * (end - start)}"]
-    rule = RULES.get(d.code)
-    if rule is not None and rule.fix:
-        safety = f" ({rule.fix_safety})" if rule.fix_safety else ""
-        out.append(f"{gutter} = fix{safety}: {_one_line(rule.fix)}")
+    out = [f"{gutter} |", f"{n + 1} | {drawn}", f"{gutter} | {' ' * caret_start}{carets}"]
+    if fix is not None:
+        out.append(f"{gutter} = fix ({fix.applicability}): {_one_line(fix.title)}")
     return out
 
 
@@ -169,15 +254,41 @@ _GITLAB_SEVERITY = {
 }
 
 
-def _uri(path: str) -> str:
+SRCROOT = "%SRCROOT%"
+
+
+def source_root(start: Path) -> Path:
+    """The root SARIF URIs are relative to: the git repository holding ``start`` (the folder with ``.git``, what a
+    CI checkout is), else ``start`` itself."""
+    here = start.absolute()
+    while not (here / ".git").exists():
+        if here.parent == here:
+            return start.absolute()
+        here = here.parent
+    return here
+
+
+def _artifact(path: str, root: Path) -> dict[str, str]:
+    """A SARIF ``artifactLocation``: a path under ``root`` as a relative URI with ``uriBaseId`` %SRCROOT% (the same
+    wherever ``check`` ran in the tree), any other as an absolute ``file:`` URI (which takes no base)."""
+    from pathlib import Path  # deferred: check start-up
     from urllib.parse import quote  # deferred: check start-up
 
-    return quote(path.replace(os.sep, "/"))
+    absolute = Path(os.path.abspath(path))
+    try:
+        rel = absolute.relative_to(root)
+    except ValueError:
+        return {"uri": absolute.as_uri()}
+    return {"uri": quote(rel.as_posix()), "uriBaseId": SRCROOT}
 
 
-def sarif_document(results: Sequence[tuple[str, Sequence[Diagnostic]]], version: str) -> dict[str, Any]:
-    """A SARIF 2.1.0 log: one run, the rules registry as the driver's rules, columns in code points."""
-    from heredoc_lsp.rules import RULES  # deferred: check start-up
+def sarif_document(
+    results: Sequence[tuple[str, Sequence[Diagnostic]]], version: str, root: Path, fixes: dict[int, Offer] | None = None
+) -> dict[str, Any]:
+    """A SARIF 2.1.0 log: one run, the rules registry as the driver's rules (with their ``helpUri``), columns in
+    code points, file URIs relative to ``root`` (``%SRCROOT%``), each result's fix (``fixes``: by ``id`` of the
+    diagnostic) as a SARIF ``fix``."""
+    from heredoc_lsp.rules import RULES, doc_url  # deferred: check start-up
 
     used = sorted({d.code for _, found in results for d in found})
     index = {code: i for i, code in enumerate(used)}
@@ -192,43 +303,62 @@ def sarif_document(results: Sequence[tuple[str, Sequence[Diagnostic]]], version:
                 "fullDescription": {"text": rule.explanation},
                 "help": {"text": rule.fix or "No automatic fix."},
                 "defaultConfiguration": {"level": level},
+                "helpUri": doc_url(code),
             }
         rules.append(entry)
     out_results: list[dict[str, Any]] = []
     for path, found in results:
+        artifact = _artifact(path, root)
         for d in found:
-            s = d.span
-            out_results.append(
-                {
-                    "ruleId": d.code,
-                    "ruleIndex": index[d.code],
-                    "level": _SARIF_LEVEL[d.severity],
-                    "message": {"text": d.message},
-                    "locations": [
-                        {
-                            "physicalLocation": {
-                                "artifactLocation": {"uri": _uri(path)},
-                                "region": {
-                                    "startLine": s.start_line + 1,
-                                    "startColumn": s.start_col + 1,
-                                    "endLine": s.end_line + 1,
-                                    "endColumn": s.end_col + 1,
-                                },
+            result: dict[str, Any] = {
+                "ruleId": d.code,
+                "ruleIndex": index[d.code],
+                "level": _SARIF_LEVEL[d.severity],
+                "message": {"text": d.message},
+                "locations": [{"physicalLocation": {"artifactLocation": artifact, "region": _region(d.span)}}],
+            }
+            fix = (fixes or {}).get(id(d))
+            if fix is not None:
+                result["fixes"] = [
+                    {
+                        "description": {"text": f"{fix.title} ({fix.applicability})"},
+                        "artifactChanges": [
+                            {
+                                "artifactLocation": artifact,
+                                "replacements": [
+                                    {"deletedRegion": _region(e.span), "insertedContent": {"text": e.new_text}}
+                                    for e in fix.edits
+                                ],
                             }
-                        }
-                    ],
-                }
-            )
+                        ],
+                    }
+                ]
+            out_results.append(result)
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [
             {
                 "tool": {"driver": {"name": "heredoc-lsp", "version": version, "rules": rules}},
+                "originalUriBaseIds": {
+                    SRCROOT: {
+                        "uri": root.as_uri().rstrip("/") + "/",
+                        "description": {"text": "The git repository heredoc-lsp checked (else the folder it ran in)"},
+                    }
+                },
                 "columnKind": "unicodeCodePoints",
                 "results": out_results,
             }
         ],
+    }
+
+
+def _region(span: Any) -> dict[str, int]:
+    return {
+        "startLine": span.start_line + 1,
+        "startColumn": span.start_col + 1,
+        "endLine": span.end_line + 1,
+        "endColumn": span.end_col + 1,
     }
 
 
