@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -54,3 +55,11 @@ def files(tmp_path: Path) -> Files:
         return tmp_path
 
     return put
+
+
+_PROBLEM_LINE = re.compile(r"[^ \n].*?:\d+:\d+: (?:error|warning|info|hint)\[")
+
+
+def problems(stdout: str) -> list[str]:
+    """The problem lines of ``check``'s default output, without the code frame drawn under each."""
+    return [line for line in stdout.split("\n") if _PROBLEM_LINE.match(line) and not line[:1].isspace()]

@@ -10,6 +10,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from tests.cli.conftest import problems
+
 Runner = Callable[..., subprocess.CompletedProcess[str]]
 REPO = Path(__file__).resolve().parents[2]
 UNCLOSED = "Unclosed heredoc starting at line 1: expected 'EOF' but reached end of file"
@@ -27,7 +29,7 @@ def write(path: Path, data: str | bytes) -> Path:
 def test_bundled_examples_pass_with_two_warnings(cli: Runner) -> None:
     result = cli("check", "examples/")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == [
+    assert problems(result.stdout) == [
         "examples/chatroom.cli:10:3: warning[collision] Indented '---TITLE---' is content, not a delimiter; it "
         "collides with parameter 'TITLE' (switch to UUID-prefixed delimiters or rephrase)",
         "examples/inbox/5f3a9c1e_seq0001.txt:22:17: warning[file_not_found] File 'CHANGELOG.md' not found: it does "
@@ -43,14 +45,27 @@ def test_errors_exit_1_and_default_path_is_the_current_directory(cli: Runner, tm
     write(tmp_path / "good.cli", "echo hi\n")
     result = cli("check", cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stdout == f"bad.cli:1:7: error[unclosed_heredoc] {UNCLOSED}\n"
+    assert result.stdout == (
+        f"bad.cli:1:7: error[unclosed_heredoc] {UNCLOSED}\n"
+        "  |\n"
+        "1 | cat <<EOF\n"
+        "  |       ^^^\n"
+        "  = fix (unsafe): Close the heredoc with a line 'EOF'\n"
+        "\n"
+    )
     assert result.stderr == "Checked 2 files: 1 error\n"
 
 
 def test_columns_are_code_points(cli: Runner, tmp_path: Path) -> None:
     write(tmp_path / "u.cli", "é😀 <<EOF\nx\n")
     result = cli("check", "u.cli", cwd=tmp_path)
-    assert result.stdout == f"u.cli:1:6: error[unclosed_heredoc] {UNCLOSED}\n"
+    # column 6 in code points; in the frame, the emoji takes two cells and the carets stay under 'EOF'
+    assert result.stdout.split("\n")[:4] == [
+        f"u.cli:1:6: error[unclosed_heredoc] {UNCLOSED}",
+        "  |",
+        "1 | é😀 <<EOF",
+        "  |       ^^^",
+    ]
 
 
 def test_json_format(cli: Runner, tmp_path: Path) -> None:
@@ -70,6 +85,12 @@ def test_json_format(cli: Runner, tmp_path: Path) -> None:
                 "severity": "error",
                 "code": "unclosed_heredoc",
                 "message": "Unclosed heredoc starting at line 2: expected 'EOF' but reached end of file",
+                "url": "https://github.com/heredoc-lsp/heredoc-lsp/blob/main/docs/rules.md#unclosed_heredoc",
+                "fix": {
+                    "applicability": "unsafe",
+                    "message": "Close the heredoc with a line 'EOF'",
+                    "edits": [{"line": 3, "column": 2, "end_line": 3, "end_column": 2, "content": "\nEOF"}],
+                },
             },
             {
                 "path": "w.cli",
@@ -81,6 +102,12 @@ def test_json_format(cli: Runner, tmp_path: Path) -> None:
                 "code": "possible_heredoc",
                 "message": "'<<END' is not a heredoc opener (it needs a space before '<<'), so line 2 ('END') would "
                 "run as a command: the script does not run while this warning stands",
+                "url": "https://github.com/heredoc-lsp/heredoc-lsp/blob/main/docs/rules.md#possible_heredoc",
+                "fix": {
+                    "applicability": "unsafe",
+                    "message": "Add a space before '<<' to start a heredoc ending at 'END'",
+                    "edits": [{"line": 1, "column": 4, "end_line": 1, "end_column": 4, "content": " "}],
+                },
             },
         ],
         "summary": {
@@ -121,7 +148,7 @@ def test_unknown_extension_needs_language(cli: Runner, tmp_path: Path) -> None:
     assert result.stderr.rstrip().endswith("use --language cli|params|inbox|outbox")
     forced = cli("check", "--language", "cli", "script.txt", cwd=tmp_path)
     assert forced.returncode == 1
-    assert forced.stdout == f"script.txt:1:7: error[unclosed_heredoc] {UNCLOSED}\n"
+    assert problems(forced.stdout) == [f"script.txt:1:7: error[unclosed_heredoc] {UNCLOSED}"]
 
 
 def test_bad_option_is_a_usage_error(cli: Runner) -> None:
@@ -153,7 +180,7 @@ def test_tree_with_skipped_directories_and_a_binary_file(cli: Runner, tmp_path: 
     os.symlink(tmp_path / "proj" / "src", tmp_path / "proj" / "src-link")
     result = cli("check", "-v", "proj", cwd=tmp_path)
     assert result.returncode == 1
-    lines = result.stdout.splitlines()
+    lines = problems(result.stdout)
     assert list(dict.fromkeys(line.split(":")[0] for line in lines)) == [
         "proj/agent/inbox/r.txt",
         "proj/agent/outbox/abcd1234_seq0001.txt",
@@ -223,6 +250,10 @@ def test_invalid_utf8_warns_at_the_first_bad_line(cli: Runner, tmp_path: Path) -
     assert result.stdout == (
         "latin1.cli:2:6: warning[invalid_encoding] File is not valid UTF-8: invalid bytes were replaced with U+FFFD "
         "(this is the first such line)\n"
+        "  |\n"
+        "2 | # caf\ufffd\n"
+        "  |      ^\n"
+        "\n"
     )
     assert cli("check", "--strict", "latin1.cli", cwd=tmp_path).returncode == 1
 
@@ -240,7 +271,7 @@ def test_broken_config_falls_back_to_the_defaults_and_says_so(cli: Runner, tmp_p
     write(tmp_path / "fine" / "c.cli", "cat <<EOF\n")
     result = cli("check", cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stdout.splitlines() == [
+    assert problems(result.stdout) == [
         "broken/heredoc-lsp.toml:2:1: error[config_error] executor.timout_s: unknown key (did you mean 'timeout_s'?)",
         'broken/heredoc-lsp.toml:3:1: error[config_error] executor.sandbox: expected one of "auto", "bwrap", '
         '"none", got "vm"',
@@ -271,7 +302,7 @@ def test_explicit_config_and_pyproject(cli: Runner, tmp_path: Path) -> None:
     )
     result = cli("check", "s.cli", cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stdout == "s.cli:2:1: error[missing] Required parameter 'BODY' is missing\n"
+    assert problems(result.stdout) == ["s.cli:2:1: error[missing] Required parameter 'BODY' is missing"]
     write(tmp_path / "other.toml", "")
     assert cli("check", "--config", "other.toml", "s.cli", cwd=tmp_path).returncode == 0
     missing = cli("check", "--config", "nope.toml", "s.cli", cwd=tmp_path)
@@ -350,7 +381,7 @@ def test_python_dash_m_and_console_script_agree(tmp_path: Path) -> None:
     exe = Path(sys.executable).parent / "heredoc-lsp"
     via_script = subprocess.run([str(exe), "check", "a.cli"], cwd=tmp_path, capture_output=True, text=True)
     assert via_script.returncode == 1
-    assert via_script.stdout == f"a.cli:1:7: error[unclosed_heredoc] {UNCLOSED}\n"
+    assert problems(via_script.stdout) == [f"a.cli:1:7: error[unclosed_heredoc] {UNCLOSED}"]
     assert REPO.joinpath("examples").is_dir()
 
 

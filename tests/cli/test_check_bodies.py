@@ -7,6 +7,8 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+from tests.cli.conftest import problems
+
 Runner = Callable[..., subprocess.CompletedProcess[str]]
 Files = Callable[..., Path]
 
@@ -17,7 +19,7 @@ def test_check_reports_bodies_at_host_lines_with_the_languages_message(cli: Runn
     root = files({"s.cli": SCRIPT})
     result = cli("check", "s.cli", cwd=root)
     assert result.returncode == 1
-    assert result.stdout.splitlines() == [
+    assert problems(result.stdout) == [
         "s.cli:3:12: error[body_syntax] python: '(' was never closed",
         "s.cli:6:9: error[body_syntax] json: Expecting ',' delimiter",
     ]
@@ -37,7 +39,7 @@ def test_reply_file_blocks(cli: Runner, files: Files) -> None:
     root = files({"r.inbox": '[CREATE_FILE path="a.yaml"]\nkey: [1, 2\n[/CREATE_FILE]\n'})
     result = cli("check", "r.inbox", cwd=root)
     assert result.returncode == 1
-    [line] = result.stdout.splitlines()
+    [line] = problems(result.stdout)
     assert line.startswith("r.inbox:") and "error[body_syntax] yaml: " in line
 
 

@@ -15,6 +15,8 @@ from heredoc_lsp.config.model import DEFAULT_CONFIG
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.diagnostics import Span
 
+from tests.cli.conftest import problems
+
 Runner = Callable[..., subprocess.CompletedProcess[str]]
 SEED = {"HEREDOC_LSP_FIX_SEED": "7"}
 # invalid_marker (safe fix), unclosed_heredoc (unsafe fix), a collision (safe) and a line_continuation (no fix)
@@ -34,7 +36,7 @@ def test_fix_applies_safe_fixes_keeps_crlf_and_mode_and_reports_what_is_left(cli
     assert "\r\n  ---TITLE---\r\n" in text  # the colliding content line stays as it is
     assert "\n" not in text.replace("\r\n", "")
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o751
-    assert result.stdout.splitlines() == [
+    assert problems(result.stdout) == [
         "s.cli:9:7: error[unclosed_heredoc] Unclosed heredoc starting at line 9: expected 'END' but reached end of file"
     ]
     assert result.stderr.splitlines() == [

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from tests.cli.conftest import problems
+
 import jsonschema
 
 Runner = Callable[..., subprocess.CompletedProcess[str]]
@@ -20,7 +22,7 @@ MIXED = "cat<<END\nEND\necho é\ncat <<EOF\n"
 
 
 def codes(result: subprocess.CompletedProcess[str]) -> list[str]:
-    return [line.split("[", 1)[1].split("]", 1)[0] for line in result.stdout.splitlines()]
+    return [line.split("[", 1)[1].split("]", 1)[0] for line in problems(result.stdout)]
 
 
 def test_select_ignore_extend_select_and_exit_zero(cli: Runner, files: Files, tmp_path: Path) -> None:
@@ -51,7 +53,7 @@ def test_lint_table_in_the_config_and_per_file_ignores(cli: Runner, files: Files
     files({"a.cli": MIXED})
     files({"legacy/old/b.cli": MIXED})
     result = cli("check", ".", cwd=tmp_path)
-    assert result.stdout.splitlines() == [
+    assert problems(result.stdout) == [
         "a.cli:4:7: error[unclosed_heredoc] Unclosed heredoc starting at line 4: expected 'EOF' but reached end of file"
     ]
     verbose = cli("check", "-v", ".", cwd=tmp_path)
@@ -80,7 +82,7 @@ def test_exclude_and_gitignore(cli: Runner, files: Files, tmp_path: Path) -> Non
     files({"sub/.gitignore": "d.cli\n"})
 
     def checked(*args: str, cwd: Path = tmp_path) -> list[str]:
-        return sorted(line.split(":")[0] for line in cli("check", *args, cwd=cwd).stdout.splitlines())
+        return sorted(line.split(":")[0] for line in problems(cli("check", *args, cwd=cwd).stdout))
 
     assert checked() == ["a.cli", "sub/keep.gen.cli", "tmp/e.cli"]
     assert checked("--exclude", "tmp/", "--exclude=a.cli") == ["sub/keep.gen.cli"]
@@ -97,7 +99,7 @@ def test_gitignore_anchors_double_stars_and_classes(cli: Runner, files: Files, t
     for name in ("gen/a.cli", "sub/gen/b.cli", "top.cli", "sub/top.cli", "x1.cli", "y.cli"):
         files({name: "cat <<EOF\n"})
     result = cli("check", cwd=tmp_path)
-    assert sorted(line.split(":")[0] for line in result.stdout.splitlines()) == ["sub/top.cli", "y.cli"]
+    assert sorted(line.split(":")[0] for line in problems(result.stdout)) == ["sub/top.cli", "y.cli"]
 
 
 def test_fifo_among_the_paths_never_blocks(cli: Runner, files: Files, tmp_path: Path) -> None:
@@ -131,7 +133,7 @@ def test_sarif_is_valid_sarif_2_1_0(cli: Runner, files: Files, tmp_path: Path) -
     first = run["results"][0]
     assert first["ruleId"] == "possible_heredoc" and first["level"] == "warning"
     assert first["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": "a.cli"},
+        "artifactLocation": {"uri": "a.cli", "uriBaseId": "%SRCROOT%"},
         "region": {"startLine": 1, "startColumn": 4, "endLine": 1, "endColumn": 9},
     }
     empty = cli("check", "--output-format", "sarif", "--select", "invalid_marker", ".", cwd=tmp_path)
@@ -193,9 +195,9 @@ def test_stdin_filename_gives_a_piped_buffer_its_format_config_and_per_file_igno
     buffer = "cd docs\ngh issue create <<EOF\n---TITLE---\nx\nEOF\n"
     legacy = cli("check", "--stdin-filename", "legacy/a.cli", cwd=tmp_path, stdin=buffer)
     assert legacy.returncode == 1
-    assert legacy.stdout.splitlines() == ["legacy/a.cli:3:1: error[missing] Required parameter 'BODY' is missing"]
+    assert problems(legacy.stdout) == ["legacy/a.cli:3:1: error[missing] Required parameter 'BODY' is missing"]
     other = cli("check", "--stdin-filename", "src/a.cli", "-", cwd=tmp_path, stdin=buffer)
-    assert [line.split(" ")[1] for line in other.stdout.splitlines()] == ["warning[no_effect]", "error[missing]"]
+    assert [line.split(" ")[1] for line in problems(other.stdout)] == ["warning[no_effect]", "error[missing]"]
     unnamed = cli("check", "-", cwd=tmp_path, stdin=buffer)
     assert unnamed.returncode == 2 and "or a --stdin-filename whose name tells" in unnamed.stderr
 

@@ -11,6 +11,8 @@ import pytest
 from heredoc_lsp.cli.check import simple_args
 from heredoc_lsp.cli.main import build_parser
 
+from tests.cli.conftest import problems
+
 HANDLED = [
     [],
     ["a.cli"],
@@ -65,7 +67,7 @@ def test_paths_options_paths_is_still_a_usage_error() -> None:
         check=False,
     )
     assert proc.returncode == 2
-    assert proc.stderr.splitlines()[-1] == "heredoc-lsp: error: unrecognized arguments: b.cli"
+    assert proc.stderr.splitlines()[-1] == "heredoc-lsp check: error: unrecognized arguments: b.cli"
 
 
 def test_plain_check_does_not_import_argparse_typing_or_dataclasses(tmp_path: Path) -> None:
@@ -90,7 +92,7 @@ def test_fast_exit_flushes_all_output(tmp_path: Path) -> None:
     with out.open("wb") as sink:
         proc = subprocess.run([str(exe), "check", str(script)], stdout=sink, stderr=subprocess.PIPE, check=False)
     assert proc.returncode == 1
-    lines = out.read_text().splitlines()
+    lines = problems(out.read_text())
     assert len(lines) == 3000
     assert lines[-1].endswith("error[invalid_marker] Missing heredoc marker after '<<'")
     assert proc.stderr.decode().splitlines() == ["Checked 1 file: 3000 errors"]
