@@ -9,13 +9,13 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+from tests.cli.conftest import problems
+
 from heredoc_lsp.analysis.suppress import TextEdit
 from heredoc_lsp.cli.fix import apply_edits, fix_document
 from heredoc_lsp.config.model import DEFAULT_CONFIG
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.diagnostics import Span
-
-from tests.cli.conftest import problems
 
 Runner = Callable[..., subprocess.CompletedProcess[str]]
 SEED = {"HEREDOC_LSP_FIX_SEED": "7"}

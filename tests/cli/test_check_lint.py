@@ -10,9 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from tests.cli.conftest import problems
-
 import jsonschema
+from tests.cli.conftest import problems
 
 Runner = Callable[..., subprocess.CompletedProcess[str]]
 Files = Callable[..., Path]

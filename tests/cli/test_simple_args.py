@@ -7,11 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.cli.conftest import problems
 
 from heredoc_lsp.cli.check import simple_args
 from heredoc_lsp.cli.main import build_parser
-
-from tests.cli.conftest import problems
 
 HANDLED = [
     [],
