@@ -13,7 +13,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heredoc_lsp.cli.fix import fix_document
+from heredoc_lsp.analysis.core import analyze
+from heredoc_lsp.cli.fix import fix_document, suppress_all
 from heredoc_lsp.config import parse_config_text
 from heredoc_lsp.languages import Language
 
@@ -117,3 +118,20 @@ def test_a_fix_that_would_add_a_problem_is_rolled_back_and_reported(cli: Runner,
         "heredoc-lsp check: not fixing r.cli:8:4 unknown: the fix would add duplicate",
         "Checked 1 file: fixed 0, 1 error left",
     ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(scripts())
+def test_add_noqa_silences_everything_adds_only_directives_and_a_second_run_adds_nothing(text: str) -> None:
+    original = analyze(text, Language.CLI, CONFIG)
+    done = suppress_all(text, Language.CLI, CONFIG, selected=lambda c: True)
+    assert done.analysis.diagnostics == (), done.text
+    assert len(done.analysis.suppressed) == len(original.diagnostics)
+    assert done.added <= len(original.diagnostics)
+
+    def without_directives(t: str) -> list[str]:
+        return [line for line in t.split("\n") if "# heredoc-lsp: disable=" not in line]
+
+    assert without_directives(done.text) == without_directives(text)
+    again = suppress_all(done.text, Language.CLI, CONFIG, selected=lambda c: True)
+    assert (again.text, again.added) == (done.text, 0)
