@@ -136,6 +136,8 @@ def _drawn(text: str, start: int, end: int) -> tuple[str, int, int]:
     """``text`` as a frame draws it, and the cells under which the characters ``start:end`` are: tabs expanded,
     escapes shown, wide characters counted twice; a line wider than :data:`FRAME_WIDTH` cells is cut around
     ``start`` (with ``...`` where it is cut)."""
+    if len(text) <= FRAME_WIDTH and text.isascii() and text.isprintable():  # one cell a character (the common case)
+        return text, start, max(end, start + 1)
     first = 0
     if len(text) > FRAME_WIDTH and start > _FRAME_BEFORE:
         first = start - _FRAME_BEFORE
