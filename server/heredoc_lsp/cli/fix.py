@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import random
 import re
 import stat
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -142,6 +140,8 @@ def id_generator() -> Callable[[], str]:
     seed = os.environ.get(SEED_VARIABLE)
     if not seed:
         return random_id
+    import random  # deferred: check start-up (only with HEREDOC_LSP_FIX_SEED)
+
     rng = random.Random(seed)
     return lambda: f"{rng.getrandbits(32):08x}"
 
@@ -340,6 +340,8 @@ def write_atomic(path: Path, data: bytes, *, create: bool = False) -> None:
                 f.write(data)
             return
         mode = info.st_mode & 0o7777
+    import tempfile  # deferred: check start-up (a check that shows fixes writes no file)
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".heredoc-lsp.tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
