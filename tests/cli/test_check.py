@@ -278,6 +278,7 @@ def test_broken_config_falls_back_to_the_defaults_and_says_so(cli: Runner, tmp_p
         f"broken/a.cli:1:7: error[unclosed_heredoc] {UNCLOSED}",
         f"fine/c.cli:1:7: error[unclosed_heredoc] {UNCLOSED}",
     ]
+    assert result.stdout.split("\n")[1:4] == ["  |", "2 | timout_s = 3", "  | ^^^^^^^^^^^^"]  # the config's frame
     assert result.stderr.splitlines() == [
         "heredoc-lsp check: broken/heredoc-lsp.toml: the config file is broken; checking with the defaults",
         "Checked 3 files: 4 errors; 1 broken config file (defaults used)",

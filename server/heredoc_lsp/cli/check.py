@@ -750,6 +750,8 @@ def _check(args: argparse.Namespace) -> int:
         for d in found:
             counts.by_severity[int(d.severity)] += 1
     results = config_results + results
+    if config_results and args.output_format in ("text", "full"):
+        _config_frames(config_results, frames)
 
     missed = _account(run_state, args.paths or [], checked_from)
     if not args.diff:
@@ -769,6 +771,17 @@ def _check(args: argparse.Namespace) -> int:
         return 1 if counts.would_change else 0
     errors, warnings = counts.by_severity[1], counts.by_severity[2]
     return 1 if errors or (args.strict and warnings) else 0
+
+
+def _config_frames(config_results: Sequence[tuple[str, Sequence[Diagnostic]]], frames: dict[str, Any]) -> None:
+    """The lines of the config files with problems, for their code frames (a file gone since: no frame)."""
+    from heredoc_lsp.syntax.text import split_lines  # deferred: check start-up
+
+    for display, _ in config_results:
+        try:
+            frames[display] = split_lines(read_regular(Path(display)).decode("utf-8", errors="replace"))
+        except OSError:
+            continue
 
 
 def _write_buffer(data: bytes) -> None:
