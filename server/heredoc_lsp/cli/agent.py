@@ -73,11 +73,13 @@ def add_parser(subparsers: Any) -> None:
         "saved in inbox/ and writes the next outboxes.",
     )
     sub = p.add_subparsers(dest="agent_command", metavar="ACTION")
-    new = sub.add_parser("new", help="start a session for TASK and write its first outbox")
+    new_help = "start a session for TASK and write its first outbox"
+    new = sub.add_parser("new", help=new_help, description=new_help[:1].upper() + new_help[1:] + ".")
     new.add_argument("task", metavar="TASK", help="what the LLM should do")
     add_common_arguments(new)
     new.set_defaults(handler=run)
-    watch = sub.add_parser("watch", help="apply inbox/*.txt replies as they arrive, oldest first")
+    watch_help = "apply inbox/*.txt replies as they arrive, oldest first"
+    watch = sub.add_parser("watch", help=watch_help, description=watch_help[:1].upper() + watch_help[1:] + ".")
     watch.add_argument("--once", action="store_true", help="process what is in the inbox now, then stop")
     watch.add_argument("--interval", type=float, default=0.2, metavar="S", help="seconds between inbox scans")
     watch.add_argument(

@@ -28,6 +28,8 @@ SUBCOMMANDS: dict[str, str] = {
     "lsp": "lsp",
     "rule": "rule",
     "guard": "guard",
+    "completion": "completion",
+    "manpage": "manpage",
 }
 
 VERSION_LINE = f"heredoc-lsp {__version__}"
@@ -55,9 +57,10 @@ def _parser_class() -> type[argparse.ArgumentParser]:
     return _Parser
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, *, full: bool = False) -> argparse.ArgumentParser:
     """With ``only``, the parser of that subcommand alone (start-up time: ``check`` imports nothing else); without,
-    the top-level parser whose subcommands carry only their summaries (enough for ``--help`` and usage errors)."""
+    the top-level parser whose subcommands carry only their summaries (enough for ``--help`` and usage errors), or
+    with ``full`` every subcommand's whole parser (what ``completion`` and ``manpage`` are generated from)."""
     import importlib  # deferred: check start-up (with its warnings import: not needed by a plain check)
 
     _Parser = _parser_class()
@@ -65,7 +68,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=VERSION_LINE)
     sub = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=_Parser)
     parser.subcommand_parsers = sub.choices  # type: ignore[attr-defined]  # name -> parser (unknown options)
-    summaries_only = only is None and all(name in SUMMARIES for name in SUBCOMMANDS)
+    summaries_only = not full and only is None and all(name in SUMMARIES for name in SUBCOMMANDS)
     for name, module_name in SUBCOMMANDS.items():
         if only is not None and name != only:
             continue

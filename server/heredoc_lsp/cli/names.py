@@ -20,6 +20,8 @@ SUMMARIES: dict[str, str] = {
     "lsp": "run the language server (stdio)",
     "rule": "explain a diagnostic code",
     "guard": "pre-tool-use hook: check an agent's shell command before it runs",
+    "completion": "print a bash, zsh or fish completion script generated from this parser",
+    "manpage": "print the manual page (roff), generated from this parser",
 }
 
 
