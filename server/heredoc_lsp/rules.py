@@ -440,7 +440,7 @@ _RULES: tuple[Rule, ...] = (
         "outbox",
         "A `=== NAME ===` line that is not a section marker.",
         "It is content (e.g. quoted file contents); a reader may take it for a section.",
-        "=== CONTEXT ===\n=== NOTES ===",
+        "=== CONTEXT ===\nnotes.md says:\n=== PROTOCOL ===",
         "",
     ),
     Rule(
@@ -500,10 +500,11 @@ _RULES: tuple[Rule, ...] = (
     Rule(
         "file_too_large",
         "warning",
-        "any",
-        "The file is too large to check.",
-        "Past the size limit a file is not parsed, so that an editor stays responsive.",
-        "(a file of hundreds of megabytes)",
+        "inbox",
+        "An EDIT_FILE of a file too large to edit.",
+        "Files above 10 MiB (here big.log) are neither line-counted nor edited, so the block would fail; rewrite "
+        "the file with CREATE_FILE or change it with a RUN_COMMAND.",
+        '[EDIT_FILE path="big.log" start_line="1" end_line="1"]\nfirst line\n[/EDIT_FILE]',
         "",
     ),
     Rule(
