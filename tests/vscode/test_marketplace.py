@@ -28,6 +28,12 @@ def test_vsce_package_has_no_warning(vsix_build: subprocess.CompletedProcess[str
     assert "WARNING" not in vsix_build.stderr, vsix_build.stderr
 
 
+def test_the_build_prints_no_file_tree(vsix_build: subprocess.CompletedProcess[str]) -> None:
+    # A few lines (the bundle check, the prepublish script, DONE), not vsce's tree of every packaged file.
+    assert "Files included" not in vsix_build.stderr and "├─" not in vsix_build.stderr, vsix_build.stderr
+    assert len(vsix_build.stderr.splitlines()) < 12, vsix_build.stderr
+
+
 def test_vsix_ships_the_extension_page(vsix: Path) -> None:
     with zipfile.ZipFile(vsix) as z:
         names = set(z.namelist())
