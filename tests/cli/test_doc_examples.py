@@ -478,3 +478,9 @@ def test_example(example: Example, tmp_path: Path) -> None:
     check = kind(example)
     assert check is not None, example.id
     check(example, tmp_path)
+
+
+def test_the_neovim_page_says_how_to_find_a_missing_server() -> None:
+    """When nothing happens in a buffer, the first thing to try is Neovim's own health check."""
+    page = (REPO / "docs" / "neovim" / "README.md").read_text(encoding="utf-8")
+    assert ":checkhealth vim.lsp" in page and "heredoc-lsp --version" in page
