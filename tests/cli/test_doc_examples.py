@@ -224,12 +224,21 @@ def _lua(example: Example, tmp_path: Path) -> None:
 # The files a terminal session works on, where its page says what they hold.
 SESSION_FILES: dict[str, dict[str, str]] = {
     "docs/ci.md": {"sub/bad.cli": "echo start\ncat <<EOF\nbody\n", "good.cli": "echo hi\n"},
+    "docs/ruff-side-by-side.md": {
+        "pyproject.toml": '[tool.ruff.lint]\nselect = ["F", "E"]\nper-file-ignores = { "legacy/**" = ["F401"] }\n',
+        "heredoc-lsp.toml": '[lint]\nper-file-ignores = { "legacy/**" = ["no_effect"] }\n',
+        "app.py": 'import os\nimport sys\n\nprint("hi")\n',
+        "deploy.cli": "cd build\nmake\ncat <<EOF > notes.md\nhello\n",
+        "legacy/old.py": "import os\n",
+        "legacy/old.cli": "cd build\nmake\n",
+    },
 }
 
 
-def _session(example: Example, tmp_path: Path) -> None:
+def _session(example: Example, tmp_path: Path, *, only_codes: bool = False) -> None:
     """``$ command`` lines run in bash (continuation lines joined, ``/tmp/`` being the test's own folder); the
-    lines up to the next ``$`` are exactly what the command printed (stdout then stderr)."""
+    lines up to the next ``$`` are exactly what the command printed (stdout then stderr), or with ``only_codes``
+    (another tool's output, which changes between its versions) just what ``echo $?`` printed."""
     work = tmp_path / "work"
     work.mkdir()
     for name, content in SESSION_FILES.get(example.doc, {}).items():
@@ -247,7 +256,16 @@ def _session(example: Example, tmp_path: Path) -> None:
         command = command.replace("$?", str(last))
         done = sh(command, cwd, tmp_path)
         last = done.returncode
-        assert (done.stdout + done.stderr).splitlines() == shown, (example.id, command, done.stdout, done.stderr)
+        if only_codes and command.startswith("echo "):
+            assert done.stdout.splitlines() == shown, (example.id, steps)
+        elif not only_codes:
+            assert (done.stdout + done.stderr).splitlines() == shown, (example.id, command, done.stdout, done.stderr)
+
+
+def _other_tool(example: Example, tmp_path: Path) -> None:
+    """A ``console`` block: the same mistakes shown by another linter (ruff, of the test extra), exit codes only."""
+    assert all(line.startswith(("$ ruff ", "$ echo $?")) for line in example.text.splitlines() if line[:2] == "$ ")
+    _session(example, tmp_path, only_codes=True)
 
 
 def _event_kind(line: str) -> tuple[str, str]:
@@ -436,6 +454,8 @@ def kind(example: Example) -> Check | None:
             return _tree
     if example.doc == "docs/jsonl.md" and example.info == "text":
         return _jsonl_session
+    if example.info == "console":
+        return _other_tool
     if re.search(r"^\$ ", example.text, re.MULTILINE):
         return _session
     if example.info == "toml":
