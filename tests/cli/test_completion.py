@@ -124,6 +124,59 @@ def test_zsh_and_fish_scripts_parse(scripts: dict[str, Path]) -> None:
         assert (done.returncode, done.stderr) == (0, ""), shell
 
 
+# Types a line and a Tab into an interactive zsh (zpty) with the script loaded; compadd is wrapped to write every
+# candidate to a file, and the completion function to write --end-- when it is done.
+ZSH_CAPTURE = r"""
+zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "PS1=''; autoload -U compinit; compinit -u -D; source ${(q)1}"
+zpty -w z "compadd() { local -a h; builtin compadd -O h \"\$@\"; print -rl -- \$h >> ${(q)3}; builtin compadd \"\$@\" }"
+zpty -w z "_wrapped() { _heredoc_lsp \"\$@\"; print -r -- --end-- >> ${(q)3} }; compdef _wrapped heredoc-lsp"
+zpty -n -w z "$2"$'\t'
+for i in {1..600}; do
+  [[ -f $3 ]] && grep -q -- '^--end--$' $3 && break
+  sleep 0.1
+done
+zpty -d z
+"""
+
+
+def zsh_complete(script: Path, line: str) -> list[str]:
+    """What real zsh's completion system offers for ``line`` (the last word being completed)."""
+    hits = script.parent / "zsh-hits"
+    hits.unlink(missing_ok=True)
+    done = subprocess.run(
+        ["zsh", "-f", "-c", ZSH_CAPTURE, "zsh", str(script), line, str(hits)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HOME": str(script.parent)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found = hits.read_text(encoding="utf-8").splitlines()
+    assert found[-1] == "--end--", found
+    return sorted({hit for hit in found[:-1] if hit})
+
+
+def test_zsh_completes_subcommands_options_and_values(scripts: dict[str, Path]) -> None:
+    zsh = scripts["zsh"]
+    assert zsh_complete(zsh, "heredoc-lsp ch") == ["check"]
+    assert zsh_complete(zsh, "heredoc-lsp check --stat") == ["--statistics"]
+    assert zsh_complete(zsh, "heredoc-lsp check --format j") == ["json", "junit"]
+    assert zsh_complete(zsh, "heredoc-lsp check --format=j") == ["json", "junit"]
+    assert zsh_complete(zsh, "heredoc-lsp agent ") == ["new", "watch"]
+    assert zsh_complete(zsh, "heredoc-lsp agent watch --on") == ["--once"]
+    assert zsh_complete(zsh, "heredoc-lsp completion ") == ["bash", "fish", "zsh"]
+
+
+def test_zsh_offers_every_option_of_every_command(
+    scripts: dict[str, Path], tree: list[tuple[tuple[str, ...], str]]
+) -> None:
+    for words, text in tree:
+        assert set(zsh_complete(scripts["zsh"], " ".join(["heredoc-lsp", *words, "-"]))) == help_flags(text), words
+
+
 def test_zsh_registers_the_completion_function(scripts: dict[str, Path]) -> None:
     program = 'autoload -U compinit; compinit -u -D; source "$1"; print -r -- ${_comps[heredoc-lsp]}'
     done = subprocess.run(
