@@ -210,6 +210,13 @@ def test_fish_completes_subcommands_options_and_values(scripts: dict[str, Path])
     assert fish_complete(fish, "heredoc-lsp agent watch --on") == ["--once"]
 
 
+def test_fish_offers_every_option_of_every_command(
+    scripts: dict[str, Path], tree: list[tuple[tuple[str, ...], str]]
+) -> None:
+    for words, text in tree:
+        assert set(fish_complete(scripts["fish"], " ".join(["heredoc-lsp", *words, "-"]))) == help_flags(text), words
+
+
 def rendered_sections(page: Path) -> dict[str, str]:
     """``man -l`` of the page as plain text, cut at its subsection headings (three spaces in)."""
     done = subprocess.run(
