@@ -183,20 +183,44 @@ def _user_config(example: Example, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
+def _hook_commands(value: object) -> list[str]:
+    """Every ``"command"`` of an agent's hook configuration."""
+    if isinstance(value, dict):
+        own = [value["command"]] if isinstance(value.get("command"), str) else []
+        return own + [c for v in value.values() for c in _hook_commands(v)]
+    if isinstance(value, list):
+        return [c for v in value for c in _hook_commands(v)]
+    return []
+
+
+def _run_hooks(example: Example, config: object, tmp_path: Path) -> None:
+    """Each hook command of an agent's configuration, run as the agent would: a harmless shell command passes in
+    silence, one with an unclosed heredoc is denied."""
+    commands = _hook_commands(config)
+    assert commands and all(c.startswith("heredoc-lsp guard") for c in commands), (example.id, commands)
+    for command in commands:
+        for shell, denied in (("echo hi", False), ("cat <<EOF\nhello\n", True)):
+            event = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": shell}}
+            done = sh(command, tmp_path, tmp_path, stdin=json.dumps(event))
+            assert done.returncode == 0, (example.id, done.stderr)
+            assert ('"deny"' in done.stdout) == denied, (example.id, shell, done.stdout)
+
+
 def _toml(example: Example, tmp_path: Path) -> None:
-    """A config file of another program (an agent's hooks): valid TOML that runs ``heredoc-lsp guard``."""
-    del tmp_path
-    assert "heredoc-lsp guard" in json.dumps(toml_loads(example.text)), example.id
+    """An agent's hook configuration in TOML (Codex): it loads, and its hook commands work."""
+    _run_hooks(example, toml_loads(example.text), tmp_path)
 
 
 def _json(example: Example, tmp_path: Path) -> None:
-    """JSON: one value, or one object per line (JSONL)."""
-    del tmp_path
+    """JSON: one value, or one object per line (JSONL); an agent's hook configuration runs its hooks."""
     try:
-        json.loads(example.text)
+        value = json.loads(example.text)
     except json.JSONDecodeError:
         for line in example.text.splitlines():
             assert isinstance(json.loads(line), dict), (example.id, line)
+        return
+    if isinstance(value, dict) and "hooks" in value:
+        _run_hooks(example, value, tmp_path)
 
 
 def _lua(example: Example, tmp_path: Path) -> None:
