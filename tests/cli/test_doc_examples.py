@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tests.editors.editors_harness import NVIM_012, editor_env
 
 from heredoc_lsp.cli.main import SUBCOMMANDS
 from heredoc_lsp.syntax.toml_load import loads as toml_loads
@@ -224,20 +225,28 @@ def _json(example: Example, tmp_path: Path) -> None:
 
 
 def _lua(example: Example, tmp_path: Path) -> None:
-    """Lua that Neovim's own Lua compiles (a chunk, or a table expression such as a lazy.nvim spec)."""
+    """Lua run by a real headless Neovim 0.12 with this checkout as its plugin (``--cmd 'set rtp^=.'``): a chunk runs
+    as written, a table (a lazy.nvim spec) has its ``config`` function called; either way without an error, and the
+    server's configuration is then registered."""
     source = tmp_path / "snippet.lua"
     source.write_text(example.text, encoding="utf-8")
     script = (
         f"local text = io.open({json.dumps(str(source))}):read('*a') "
-        "local ok = loadstring(text) or loadstring('return ' .. text) "
-        "if not ok then io.stderr:write(select(2, loadstring(text))) vim.cmd('cquit 1') end"
+        "local chunk = loadstring(text) "
+        "local ok, err "
+        "if chunk then ok, err = pcall(chunk) "
+        "else ok, err = pcall(function() assert(loadstring('return ' .. text))().config() end) end "
+        "if ok and not (vim.lsp.config.heredoc_lsp and vim.lsp.config.heredoc_lsp.cmd[1] == 'heredoc-lsp') then "
+        "ok, err = false, 'heredoc_lsp is not configured' end "
+        "if not ok then io.stderr:write(tostring(err)) vim.cmd('cquit 1') end"
     )
     done = subprocess.run(
-        ["nvim", "--clean", "--headless", "-c", f"lua {script}", "-c", "qa!"],
+        [NVIM_012, "--clean", "--headless", "--cmd", f"set rtp^={REPO}", "-c", f"lua {script}", "-c", "qa!"],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=60,
+        env=editor_env(tmp_path / "home"),
         check=False,
     )
     assert done.returncode == 0, (example.id, done.stderr)
