@@ -78,8 +78,9 @@ EXAMPLES = examples()
 
 def env(home: Path) -> dict[str, str]:
     """The environment of a documented command: this heredoc-lsp first on PATH, a private HOME and config folder."""
-    base = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "XDG_CONFIG_HOME")}
-    return {**base, "PATH": f"{BIN}{os.pathsep}{base.get('PATH', '')}", "HOME": str(home), "COLUMNS": "200"}
+    dropped = ("NO_COLOR", "FORCE_COLOR", "XDG_CONFIG_HOME", "COLUMNS", "LINES")  # usage is wrapped at 80 columns
+    base = {k: v for k, v in os.environ.items() if k not in dropped}
+    return {**base, "PATH": f"{BIN}{os.pathsep}{base.get('PATH', '')}", "HOME": str(home)}
 
 
 def sh(command: str, cwd: Path, home: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -361,6 +362,40 @@ def _jsonl_session(example: Example, tmp_path: Path) -> None:
         assert head in proc.stderr.read(), head
 
 
+# Output a page shows without its command (keyed by the block's first line): the files and the command that print
+# it. The block's lines come, in one run, in what the command printed (stdout then stderr).
+EXCERPTS: dict[str, tuple[dict[str, str], str]] = {
+    "a.cli:3:7: error[unclosed_heredoc] Unclosed heredoc starting at line 3: expected 'EOF' but reached end of file": (
+        {"a.cli": "echo 1\necho 2\ncat <<EOF > out\nbody\n"},  # "third line is `cat <<EOF > out`, fourth `body`"
+        "heredoc-lsp check a.cli",
+    ),
+    "Fixed 1 problem:": (
+        {"a.cli": "cat <<\u00c9\nx\n\u00c9\ncat<<EOF\nrm -rf build\nEOF\ncat <<END\nbody\n"},
+        "heredoc-lsp check --fix --show-fixes a.cli",
+    ),
+}
+
+
+def _excerpt(example: Example, tmp_path: Path) -> None:
+    files, command = EXCERPTS[example.text.splitlines()[0]]
+    for name, content in files.items():
+        (tmp_path / name).write_text(content, encoding="utf-8")
+    done = sh(command, tmp_path, tmp_path)
+    printed, shown = (done.stdout + done.stderr).splitlines(), example.text.splitlines()
+    runs = [printed[i : i + len(shown)] for i in range(len(printed))]
+    assert shown in runs, (example.id, command, printed)
+
+
+def _stdin_fix(example: Example, tmp_path: Path) -> None:
+    """The editor's formatter command: the buffer comes back fixed on stdout (safe fixes), the report on stderr."""
+    (tmp_path / "buffer").write_text("cat <<\u00c9\nx\n\u00c9\n", encoding="utf-8")
+    done = sh(f"FILE=a.cli; {example.text}", tmp_path, tmp_path)
+    assert done.returncode == 0, done.stderr
+    fixed = done.stdout.splitlines()
+    assert fixed[0].startswith("cat <<") and fixed[1] == "x" and fixed[2] == fixed[0][6:], done.stdout
+    assert fixed[2].isascii() and not (tmp_path / "a.cli").exists(), done.stdout
+
+
 def _commands(example: Example, tmp_path: Path) -> None:
     """Each line (a shell command, ``# comment`` after it) runs and succeeds, in a home of its own."""
     home = tmp_path / "home"
@@ -489,6 +524,10 @@ def kind(example: Example) -> Check | None:
         return _jsonl_session
     if example.info == "console":
         return _other_tool
+    if example.text.splitlines()[0] in EXCERPTS:
+        return _excerpt
+    if example.info == "sh" and "--fix --exit-zero --stdin-filename" in example.text:
+        return _stdin_fix
     if re.search(r"^\$ ", example.text, re.MULTILINE):
         return _session
     if example.info == "toml":
