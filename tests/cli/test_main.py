@@ -66,3 +66,25 @@ def test_version_help_and_a_mistyped_subcommand_through_the_real_command(cli: Ru
     mistyped = cli("chek")
     assert mistyped.returncode == 2 and "unknown command 'chek' (did you mean 'check'?)" in mistyped.stderr
     assert cli("--help").stdout.startswith("usage: heredoc-lsp")
+
+
+@pytest.mark.parametrize(
+    ("words", "usage", "typo", "meant"),
+    [
+        # options of a mutually exclusive group (apply's --session | --no-session) and of a nested subcommand
+        (["apply", "--no-sesion", "r.txt"], "heredoc-lsp apply", "--no-sesion", "--no-session"),
+        (["apply", "--sesion", "s1", "r.txt"], "heredoc-lsp apply", "--sesion", "--session"),
+        (["agent", "watch", "--oncee"], "heredoc-lsp agent watch", "--oncee", "--once"),
+        (["agent", "new", "--workspce", "w", "task"], "heredoc-lsp agent new", "--workspce", "--workspace"),
+        (["--verison"], "heredoc-lsp", "--verison", "--version"),
+    ],
+)
+def test_a_mistyped_option_of_a_group_or_nested_subcommand_gets_a_did_you_mean(
+    cli: Runner, words: list[str], usage: str, typo: str, meant: str
+) -> None:
+    done = cli(*words)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"usage: {usage} ["), done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith(f"{usage}: error: unrecognized arguments: {typo}"), done.stderr
+    assert last.endswith(f" (did you mean '{meant}'?)"), done.stderr

@@ -3,8 +3,8 @@ parser (docs/checking.md, "Shell completion and the manual page"), so an option 
 without a hand-written copy of the option list.
 
 :func:`command_tree` reads the parser into plain frozen data (commands, options, positionals); the three
-``*_script`` functions and cli/manpage.py render that data. The parser is read through public API only: a
-:class:`argparse.HelpFormatter` subclass is handed every action of a parser by ``format_usage``.
+``*_script`` functions and cli/manpage.py render that data. The parser is read through public API only
+(:func:`heredoc_lsp.cli.names.parser_actions`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from heredoc_lsp.cli.main import build_parser
-from heredoc_lsp.cli.names import SUMMARIES
+from heredoc_lsp.cli.names import SUMMARIES, parser_actions
 
 PROG = "heredoc-lsp"
 SHELLS = ("bash", "zsh", "fish")
@@ -78,30 +78,12 @@ def _value_kind(name: str, choices: tuple[str, ...]) -> str:
     return "text" if name else ""
 
 
-def _actions_of(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    """Every action of ``parser`` (options, positionals, subcommands, those of its groups too), in declaration
-    order, as ``format_usage`` hands them to the formatter."""
-    found: list[argparse.Action] = []
-
-    class Collect(argparse.HelpFormatter):
-        def add_usage(self, usage: Any, actions: Iterable[argparse.Action], *rest: Any, **kwargs: Any) -> None:
-            found.extend(actions)
-
-    original = parser.formatter_class
-    parser.formatter_class = Collect
-    try:
-        parser.format_usage()
-    finally:
-        parser.formatter_class = original
-    return found
-
-
 def command_tree(parser: argparse.ArgumentParser, words: tuple[str, ...] = (PROG,), summary: str = "") -> Command:
     """The commands, options and positionals of ``parser`` and of its subparsers, recursively."""
     options: list[Option] = []
     positionals: list[Positional] = []
     subcommands: list[Command] = []
-    for action in _actions_of(parser):
+    for action in parser_actions(parser):
         if action.help == argparse.SUPPRESS:
             continue
         help_text = " ".join((action.help or "").split()).replace("%(prog)s", parser.prog)

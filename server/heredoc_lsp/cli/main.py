@@ -7,15 +7,14 @@ Each subcommand module exposes ``add_parser(subparsers)`` and ``run(args) -> int
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from heredoc_lsp import __version__
-from heredoc_lsp.cli.names import SUMMARIES, did_you_mean
+from heredoc_lsp.cli.names import SUMMARIES, did_you_mean, parser_actions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from typing import Any
 
 # subcommand name -> module under heredoc_lsp.cli
 SUBCOMMANDS: dict[str, str] = {
@@ -40,14 +39,6 @@ def _parser_class() -> type[argparse.ArgumentParser]:
     import argparse  # deferred: check start-up
 
     class _Parser(argparse.ArgumentParser):
-        # The option strings added to this parser, for did-you-mean on an unknown option.
-        option_names: list[str]
-
-        def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
-            action = super().add_argument(*args, **kwargs)
-            self.__dict__.setdefault("option_names", []).extend(action.option_strings)
-            return action
-
         def error(self, message: str) -> None:  # type: ignore[override]
             # Usage errors exit 2 with one clear line, never a traceback.
             self.print_usage(sys.stderr)
@@ -67,7 +58,6 @@ def build_parser(only: str | None = None, *, full: bool = False) -> argparse.Arg
     parser = _Parser(prog="heredoc-lsp", description="Check, parse and run heredoc command scripts and agent replies.")
     parser.add_argument("--version", action="version", version=VERSION_LINE)
     sub = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=_Parser)
-    parser.subcommand_parsers = sub.choices  # type: ignore[attr-defined]  # name -> parser (unknown options)
     summaries_only = not full and only is None and all(name in SUMMARIES for name in SUBCOMMANDS)
     for name, module_name in SUBCOMMANDS.items():
         if only is not None and name != only:
@@ -113,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser(words[0] if words and words[0] in SUBCOMMANDS else None)
         args, unknown = parser.parse_known_args(words)
         if unknown:
-            _unknown_options(parser, words[0] if words and words[0] in SUBCOMMANDS else None, unknown)
+            _unknown_options(parser, args, unknown)
         if not getattr(args, "subcommand", None) or not hasattr(args, "handler"):
             parser.print_help(sys.stderr)
             return 2
@@ -129,17 +119,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-def _unknown_options(parser: argparse.ArgumentParser, name: str | None, unknown: Sequence[str]) -> None:
-    """An option the subcommand does not have: the subcommand's usage and a did-you-mean for the first one, as
-    ruff and git say it (argparse's own error shows the top-level usage)."""
+def _unknown_options(parser: argparse.ArgumentParser, args: argparse.Namespace, unknown: Sequence[str]) -> None:
+    """An option the (sub)command does not have: the usage of the innermost subcommand the words chose (``agent
+    watch``'s, not ``agent``'s) and a did-you-mean among all its options, those of its groups included, for the
+    first one, as ruff and git say it (argparse's own error shows the top-level usage)."""
     import argparse  # deferred: check start-up
 
     target = parser
-    if name is not None:
-        sub = getattr(parser, "subcommand_parsers", {}).get(name)
-        if isinstance(sub, argparse.ArgumentParser):
-            target = sub
-    names = list(getattr(target, "option_names", []))
+    while True:
+        chosen = None
+        for action in parser_actions(target):
+            if isinstance(action.choices, Mapping) and action.dest != argparse.SUPPRESS:
+                chosen = action.choices.get(getattr(args, action.dest, None))
+        if not isinstance(chosen, argparse.ArgumentParser):
+            break
+        target = chosen
+    names = [name for action in parser_actions(target) for name in action.option_strings]
     first = next((word for word in unknown if word.startswith("-")), unknown[0])
     hint = did_you_mean(first.partition("=")[0], names) if first.startswith("-") else ""
     target.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")

@@ -1,4 +1,5 @@
-"""What every subcommand module and the entry point share: each subcommand's one-line summary, and did-you-mean.
+"""What every subcommand module and the entry point share: each subcommand's one-line summary, did-you-mean, and
+the reading of a parser's actions (completion, the manual page and the did-you-mean for an unknown option).
 
 A leaf module (no import of any subcommand), so that the subcommands and ``cli/main.py``, which dispatches to them,
 never import each other.
@@ -6,7 +7,12 @@ never import each other.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
 
 # One line per subcommand for the top-level help, which is built from these without importing the subcommands
 # (start-up time of ``heredoc-lsp --help``); each module's ``add_parser`` takes its ``help`` from here.
@@ -33,3 +39,23 @@ def did_you_mean(word: str, choices: Sequence[str]) -> str:
         word, list(choices), n=1
     )
     return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def parser_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """Every action of ``parser`` (options, positionals, subcommands, those of its argument and mutually exclusive
+    groups too), in declaration order, as ``format_usage`` hands them to the formatter (public API only)."""
+    import argparse  # deferred: check start-up (only for a usage error, completion and the manual page)
+
+    found: list[argparse.Action] = []
+
+    class Collect(argparse.HelpFormatter):
+        def add_usage(self, usage: Any, actions: Iterable[argparse.Action], *rest: Any, **kwargs: Any) -> None:
+            found.extend(actions)
+
+    original = parser.formatter_class
+    parser.formatter_class = Collect
+    try:
+        parser.format_usage()
+    finally:
+        parser.formatter_class = original
+    return found
