@@ -18,6 +18,8 @@ import pytest
 
 from heredoc_lsp.cli.check import OUTPUT_FORMATS
 from heredoc_lsp.cli.guard import CONFIG_NAMES, GuardError, read_event
+from heredoc_lsp.cli.main import build_parser
+from heredoc_lsp.cli.names import parser_actions
 from heredoc_lsp.config import model
 from heredoc_lsp.rules import RULES
 
@@ -186,6 +188,37 @@ def test_correct_command_and_other_tools_get_no_answer(cli: Runner) -> None:
     assert answer(guard(cli, event("cat <<EOF\nx\n", tool="Write"))) is None
     read = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": "/x"}})
     assert answer(guard(cli, read)) is None
+
+
+def test_help_is_the_parsers_own_with_every_option(cli: Runner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``guard --help`` (and ``-h``) is argparse's help of the guard parser, so it lists every option, ``-h/--help``
+    included, and cannot drift from what the parser accepts."""
+    monkeypatch.setenv("COLUMNS", "100")
+    subparsers = next(a for a in parser_actions(build_parser("guard")) if isinstance(a.choices, dict))
+    parser = subparsers.choices["guard"]
+    options = [name for action in parser_actions(parser) for name in action.option_strings]
+    assert {"-h", "--help", "--format", "--rewrite"} <= set(options)
+    for flag in ("--help", "-h"):
+        shown = cli("guard", flag, env={"COLUMNS": "100"})
+        assert (shown.returncode, shown.stderr) == (0, "")
+        assert shown.stdout == parser.format_help()
+        assert shown.stdout.startswith("usage: heredoc-lsp guard [-h] ") and "-h, --help" in shown.stdout
+
+
+def test_a_hook_event_is_answered_without_argparse() -> None:
+    """The guard runs before every shell call of an agent: an event never loads the option parser (start-up time,
+    bench/bench_guard.py); only ``--help`` and usage errors do."""
+    code = (
+        "import sys\nfrom heredoc_lsp.cli.main import main\n"
+        "code = main(['guard', '--format', 'claude', '--rewrite'])\n"
+        "print(code, 'argparse' in sys.modules, file=sys.stderr)\n"
+    )
+    command = CASES["glued-paren-in-substitution"]["command"]
+    done = subprocess.run(
+        [sys.executable, "-c", code], input=event(command), capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.stderr == "0 False\n"
+    assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
 
 
 def test_codex_is_recognised_by_turn_id_and_never_rewritten_into_an_allow(cli: Runner) -> None:

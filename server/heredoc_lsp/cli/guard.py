@@ -46,15 +46,6 @@ SHELL_TOOLS = {"claude": ("Bash",), "codex": ("Bash",), "gemini": ("run_shell_co
 # repeated so that a command with no config near it never loads the config package (tests check they agree).
 CONFIG_NAMES = ("heredoc-lsp.toml", "pyproject.toml", "heredoc-lsp", "config.toml")
 
-USAGE = (
-    "usage: heredoc-lsp guard [--format auto|claude|codex|gemini] [--rewrite]\n\n"
-    "A pre-tool-use hook for coding agents: reads one hook event (JSON) on stdin and denies a shell command whose\n"
-    "heredocs or syntax bash would not run as written. Nothing wrong: exit 0, no output. See docs/guard.md.\n\n"
-    "options:\n"
-    "  --format FORMAT  the agent's hook protocol (default auto: recognised from the event)\n"
-    "  --rewrite        answer with the fixed command where the fix is provably safe\n"
-)
-
 
 class GuardError(Exception):
     """Input the guard cannot use: one line on stderr, exit 1."""
@@ -64,11 +55,20 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "guard",
         help=SUMMARIES["guard"],
-        description="Read one hook event (Claude Code PreToolUse, Codex PreToolUse, gemini-cli BeforeTool) as JSON "
-        "on stdin and deny a shell command whose heredocs or syntax bash would not run as written.",
+        description="A pre-tool-use hook for coding agents: read one hook event (Claude Code PreToolUse, Codex "
+        "PreToolUse, gemini-cli BeforeTool) as JSON on stdin and deny a shell command whose heredocs or syntax bash "
+        "would not run as written. Nothing wrong: exit 0, no output. See docs/guard.md.",
     )
-    p.add_argument("--format", dest="format", choices=FORMATS, default="auto", help="the agent's hook protocol")
-    p.add_argument("--rewrite", action="store_true", help="answer with the fixed command where provably safe")
+    p.add_argument(
+        "--format",
+        dest="format",
+        choices=FORMATS,
+        default="auto",
+        help="the agent's hook protocol (default auto: recognised from the event)",
+    )
+    p.add_argument(
+        "--rewrite", action="store_true", help="answer with the fixed command where the fix is provably safe"
+    )
     p.set_defaults(handler=run)
 
 
@@ -77,7 +77,8 @@ def run(args: Any) -> int:
 
 
 def main(words: Sequence[str]) -> int | None:
-    """The fast path of ``heredoc-lsp guard WORDS`` (no argparse); None when the words need the full parser."""
+    """The fast path of ``heredoc-lsp guard WORDS`` (no argparse); None when the words need the full parser: a
+    usage error, or ``-h``/``--help`` (the help is argparse's, generated from :func:`add_parser`)."""
     fmt, rewrite = "auto", False
     k = 0
     while k < len(words):
@@ -89,9 +90,6 @@ def main(words: Sequence[str]) -> int | None:
             k += 1
         elif word.startswith("--format=") and word[9:] in FORMATS:
             fmt = word[9:]
-        elif word in ("-h", "--help"):
-            sys.stdout.write(USAGE)
-            return 0
         else:
             return None
         k += 1
