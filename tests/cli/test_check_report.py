@@ -73,6 +73,19 @@ def test_show_fixes_lists_what_was_fixed_and_what_is_available(cli: Runner, file
         "    1 × unclosed_heredoc (unsafe)",
         "Checked 1 file: fixed 1, 1 error, 2 warnings left; 2 more fixable with --unsafe-fixes",
     ]
+    fixed_text = (root / "a.cli").read_text()
+    # nothing safe left to fix: the summary says what a plain check says, never "fixed 0" (ruff: "Found 2 errors.")
+    again = cli("check", "--fix", "--show-fixes", "--output-format", "concise", "a.cli", cwd=root, env=SEED)
+    assert again.returncode == 1 and (root / "a.cli").read_text() == fixed_text
+    assert again.stderr.splitlines() == [
+        "2 fixes left:",
+        "- a.cli:",
+        "    1 × possible_heredoc (unsafe)",
+        "    1 × unclosed_heredoc (unsafe)",
+        "Checked 1 file: 1 error, 2 warnings; 2 more fixable with --unsafe-fixes",
+    ]
+    clean = files({"b.cli": "echo hi\n"})
+    assert cli("check", "--fix", "b.cli", cwd=clean).stderr == "Checked 1 file: no problems\n"
     both = cli("check", "--show-fixes", "--diff", "a.cli", cwd=root)
     assert both.returncode == 2
     assert "--show-fixes cannot be used with --diff" in both.stderr

@@ -116,7 +116,7 @@ def test_a_fix_that_would_add_a_problem_is_rolled_back_and_reported(cli: Runner,
     assert (tmp_path / "r.cli").read_text() == text
     assert result.stderr.splitlines() == [
         "heredoc-lsp check: not fixing r.cli:8:4 unknown: the fix would add duplicate",
-        "Checked 1 file: fixed 0, 1 error left",
+        "Checked 1 file: 1 error",
     ]
 
 

@@ -1142,7 +1142,7 @@ def _print_summary(args: argparse.Namespace, counts: _Counts, broken: int, *, co
         if n:
             parts.append(f"{n} info" if word == "info" else plural(n, word))
     found = ", ".join(parts) if parts else "no problems"
-    if args.fix:
+    if args.fix and counts.fixed:  # nothing fixed: the summary of a plain check, as ruff's "Found 2 errors."
         found = f"fixed {counts.fixed}, {found} left"
     line = f"Checked {plural(counts.files, 'file')}: {found}"
     if counts.suppressed:
