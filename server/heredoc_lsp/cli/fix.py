@@ -225,7 +225,8 @@ def fix_document(
     nothing changes (at most ``MAX_PASSES``). A round applies fixes whose edits and scopes are apart; a round whose
     result has a problem its input did not is retried fix by fix, and a fix that alone adds one is rolled back."""
     original = text
-    result = _rounds(text, language, config, selected, unsafe, workspace, command, new_id)
+    start = analyze(text, language, config, workspace=workspace, command=command)  # shared by both runs below
+    result = _rounds(text, start, language, config, selected, unsafe, workspace, command, new_id)
     if unsafe:
         return result
     ctx = _context(result.analysis, result.text, workspace, new_id)
@@ -235,7 +236,7 @@ def fix_document(
     ):
         return result
     # What --unsafe-fixes would resolve is counted by doing it, so the two counts agree.
-    both = _rounds(original, language, config, selected, True, workspace, command, new_id)
+    both = _rounds(original, start, language, config, selected, True, workspace, command, new_id)
     return FixResult(
         result.text, result.fixed, result.analysis, max(0, len(both.fixed) - len(result.fixed)), result.rolled_back
     )
@@ -247,6 +248,7 @@ def _context(analysis: Analysis, text: str, workspace: Path | None, new_id: Call
 
 def _rounds(
     text: str,
+    analysis: Analysis,
     language: Language,
     config: Config,
     selected: Callable[[str], bool],
@@ -258,7 +260,6 @@ def _rounds(
     fixed: list[Diagnostic] = []
     rolled_back: list[tuple[Diagnostic, tuple[str, ...]]] = []
     refused: set[tuple[str, str, int, int]] = set()
-    analysis = analyze(text, language, config, workspace=workspace, command=command)
     one_at_a_time = False  # once a round made a problem, one fix per round
     for _ in range(MAX_PASSES + len(analysis.diagnostics)):
         ctx = _context(analysis, text, workspace, new_id)
