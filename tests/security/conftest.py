@@ -93,3 +93,12 @@ def start_cli(workspace: Path, cli_env: dict[str, str]) -> Iterator[StartCli]:
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
+
+
+@pytest.fixture
+def agent_root(workspace: Path, run_cli: RunCli) -> Path:
+    """A workspace with an agent session and a three-line ``f.txt``."""
+    done = run_cli("agent", "new", "edit f.txt", "--yes", "--sandbox", "none")
+    assert done.returncode == 0, done.stderr
+    (workspace / "f.txt").write_text("one\ntwo\nthree\n")
+    return workspace

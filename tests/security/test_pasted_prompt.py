@@ -17,14 +17,6 @@ from .conftest import RunCli
 LOOSE = ("--yes", "--sandbox", "none")
 
 
-@pytest.fixture
-def agent_root(workspace: Path, run_cli: RunCli) -> Path:
-    done = run_cli("agent", "new", "edit b.txt", *LOOSE)
-    assert done.returncode == 0, done.stderr
-    (workspace / "b.txt").write_text("one\ntwo\nthree\n")
-    return workspace
-
-
 def _state(root: Path) -> dict[str, object]:
     (session,) = (root / "sessions").glob("*.json")
     data = json.loads(session.read_text())
@@ -37,7 +29,7 @@ def _state(root: Path) -> dict[str, object]:
 
 def _untouched(root: Path) -> None:
     assert not (root / "relative").exists() and not (root / "src").exists()
-    assert (root / "b.txt").read_text() == "one\ntwo\nthree\n"
+    assert (root / "f.txt").read_text() == "one\ntwo\nthree\n"
     assert _state(root) == {"complete": False, "sequence": 1, "outboxes": 1}
 
 
@@ -69,28 +61,28 @@ def test_agent_watch_never_applies_the_outbox(agent_root: Path, run_cli: RunCli)
 
 
 def test_a_copy_under_another_name_is_not_applied_again(agent_root: Path, run_cli: RunCli) -> None:
-    edit = '[EDIT_FILE path="b.txt" start_line="2" end_line="2"]\nTWO\nextra\n[/EDIT_FILE]\n'
+    edit = '[EDIT_FILE path="f.txt" start_line="2" end_line="2"]\nTWO\nextra\n[/EDIT_FILE]\n'
     (agent_root / "inbox" / "reply1.txt").write_text(edit)
     assert run_cli("apply", "inbox/reply1.txt", *LOOSE).returncode == 0
     shutil.copy(agent_root / "inbox" / "reply1.txt", agent_root / "inbox" / "reply2.txt")
     done = run_cli("apply", "inbox/reply2.txt", *LOOSE)
     assert done.returncode == 2
-    assert (agent_root / "b.txt").read_text() == "one\nTWO\nextra\nthree\n"
+    assert (agent_root / "f.txt").read_text() == "one\nTWO\nextra\nthree\n"
 
 
 def test_a_stale_edit_never_lands_on_the_wrong_lines(agent_root: Path, run_cli: RunCli) -> None:
-    (agent_root / "b.txt").write_text("zero\none\ntwo\nthree\n")  # a line was added since the LLM saw the file
-    stale = '[EDIT_FILE path="b.txt" start_line="2" end_line="2" start_text="two"]\nTWO\n[/EDIT_FILE]\n'
+    (agent_root / "f.txt").write_text("zero\none\ntwo\nthree\n")  # a line was added since the LLM saw the file
+    stale = '[EDIT_FILE path="f.txt" start_line="2" end_line="2" start_text="two"]\nTWO\n[/EDIT_FILE]\n'
     (agent_root / "inbox" / "r.txt").write_text(stale)
     done = run_cli("apply", "inbox/r.txt", *LOOSE)
     assert done.returncode == 1
-    assert "Line 2 of 'b.txt' is 'one', not the expected start_text 'two'" in done.stdout
-    assert (agent_root / "b.txt").read_text() == "zero\none\ntwo\nthree\n"
+    assert "Line 2 of 'f.txt' is 'one', not the expected start_text 'two'" in done.stdout
+    assert (agent_root / "f.txt").read_text() == "zero\none\ntwo\nthree\n"
 
 
 def test_a_reply_cut_off_writes_nothing(agent_root: Path, run_cli: RunCli) -> None:
     cut = '[CREATE_FILE path="src/app.py"]\nimport os\nos.remove(\n'
-    (agent_root / "inbox" / "r.txt").write_text('[DELETE_FILE path="b.txt"]\n' + cut)
+    (agent_root / "inbox" / "r.txt").write_text('[DELETE_FILE path="f.txt"]\n' + cut)
     done = run_cli("apply", "inbox/r.txt", *LOOSE)
     assert done.returncode == 2 and "looks truncated" in done.stdout
     _untouched(agent_root)

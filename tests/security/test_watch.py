@@ -17,15 +17,6 @@ LOOSE = ("--yes", "--sandbox", "none")
 DELETE_LINE_1 = '[EDIT_FILE path="f.txt" start_line="1" end_line="1"]\n[/EDIT_FILE]\n'
 
 
-@pytest.fixture
-def agent_root(workspace: Path, run_cli: RunCli) -> Path:
-    """A workspace with an agent session and a three-line ``f.txt``."""
-    done = run_cli("agent", "new", "edit f.txt", *LOOSE)
-    assert done.returncode == 0, done.stderr
-    (workspace / "f.txt").write_text("one\ntwo\nthree\n")
-    return workspace
-
-
 def _processed(root: Path) -> list[str]:
     folder = root / "inbox" / "processed"
     return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
