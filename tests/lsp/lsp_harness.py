@@ -15,7 +15,8 @@ This is the one LSP client of the tests (``tests/lsp/``, ``tests/lsp/nav/``, ``t
 class, :func:`client_fixture` (the ``client`` fixture of tests/lsp/conftest.py, in the folder's ``module_root``)
 and :func:`session` for a server of a test's own. The client records every diagnostics push (with its version),
 applied edit and registration; it answers ``window/showMessageRequest`` from a queue (``client.answers``; ``None``
-dismisses), records the questions, the progress (pytest-lsp's ``progress_reports``), shown messages and
+dismisses) and ``workspace/applyEdit`` from ``client.edit_answers`` (written to disk when
+``client.edits_to_disk``), records the questions, the progress (pytest-lsp's ``progress_reports``), shown messages and
 ``workspace/codeLens/refresh`` requests.
 """
 
@@ -36,7 +37,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES
 
-from heredoc_lsp.lsp.documents import split_with_endings
+from heredoc_lsp.lsp.documents import split_with_endings, uri_to_path
 
 SERVER_COMMAND = [sys.executable, "-m", "heredoc_lsp", "lsp"]
 PROFILES: dict[str, str] = {
@@ -71,6 +72,8 @@ class RecordingClient(LanguageClient):
         self.applied_edits: list[types.WorkspaceEdit] = []
         self.registrations: list[types.Registration] = []
         self.answers: list[str | None] = []  # answers to window/showMessageRequest, in order (None: dismissed)
+        self.edit_answers: list[bool] = []  # answers to workspace/applyEdit, in order (none left: applied)
+        self.edits_to_disk = False  # write applied workspace edits to the files, as VS Code does after a preview
         self.questions: list[types.ShowMessageRequestParams] = []
         self.lens_refreshes = 0
         self.versions: dict[str, int] = {}
@@ -275,7 +278,10 @@ def _make_client() -> RecordingClient:
 
     def apply_edit(client: RecordingClient, params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         client.applied_edits.append(params.edit)
-        return types.ApplyWorkspaceEditResult(applied=True)
+        applied = client.edit_answers.pop(0) if client.edit_answers else True
+        if applied and client.edits_to_disk:
+            write_edit(params.edit, client.encoding)
+        return types.ApplyWorkspaceEditResult(applied=applied)
 
     def register_capability(client: RecordingClient, params: types.RegistrationParams) -> None:
         client.registrations.extend(params.registrations)
@@ -407,7 +413,7 @@ def offset_at(text: str, position: types.Position, encoding: str) -> int:
     return off
 
 
-def apply_text_edits(text: str, edits: Sequence[types.TextEdit], encoding: str) -> str:
+def apply_text_edits(text: str, edits: Sequence[types.TextEdit | types.AnnotatedTextEdit], encoding: str) -> str:
     spans = sorted(
         ((offset_at(text, e.range.start, encoding), offset_at(text, e.range.end, encoding), e.new_text) for e in edits),
         reverse=True,
@@ -415,6 +421,22 @@ def apply_text_edits(text: str, edits: Sequence[types.TextEdit], encoding: str) 
     for a, b, new in spans:
         text = text[:a] + new + text[b:]
     return text
+
+
+def write_edit(edit: types.WorkspaceEdit, encoding: str) -> None:
+    """Apply a workspace edit's ``documentChanges`` to the files on disk, in order (an editor that saves them)."""
+    for change in edit.document_changes or []:
+        if isinstance(change, types.CreateFile):
+            path = Path(uri_to_path(change.uri) or "")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
+        elif isinstance(change, types.DeleteFile):
+            Path(uri_to_path(change.uri) or "").unlink()
+        elif isinstance(change, types.TextDocumentEdit):
+            path = Path(uri_to_path(change.text_document.uri) or "")
+            text = path.read_bytes().decode("utf-8") if path.exists() else ""
+            edits = [e for e in change.edits if isinstance(e, (types.TextEdit, types.AnnotatedTextEdit))]
+            path.write_bytes(apply_text_edits(text, edits, encoding).encode("utf-8"))
 
 
 def edits_of(client: RecordingClient, edit: types.WorkspaceEdit | None, uri: str) -> list[types.TextEdit]:

@@ -44,6 +44,7 @@ from heredoc_lsp.syntax.text import split_lines
 
 if TYPE_CHECKING:
     from heredoc_lsp.config.model import Config
+    from heredoc_lsp.executor.reply_preview import EditorApplied
     from heredoc_lsp.syntax.inbox import InboxCommand
 
 PATH_CODES = frozenset({"path_outside_workspace", "invalid_path"})
@@ -199,6 +200,7 @@ async def apply_reply(
     run_id: str | None = None,
     again: bool = False,
     partial: bool = False,
+    editor: EditorApplied | None = None,
 ) -> RunOutcome:
     """Apply a reply: its commands in order; errors make a command FAILED (not executed); [DONE] ends processing.
 
@@ -207,6 +209,7 @@ async def apply_reply(
     results are stored and the next outbox is written (no outbox after [DONE]: the session is complete).
     Refused as a whole (exit code 2, nothing written or run): a prompt, a reply that looks cut off (``partial``:
     apply its closed blocks), a reply applied before under any name (``again``: apply it anyway).
+    ``editor``: the file blocks were applied by an editor from their preview; they are checked, not executed.
     """
     reply = Path(path)
     ctx = RunContext(workspace or reply.absolute().parent, options or RunOptions(), sink, control, run_id)
@@ -256,9 +259,12 @@ async def apply_reply(
             if earlier is not None:  # another process started it while the question was open
                 raise RunRefused("parse_error", already_applied_message(reply.name, earlier), refused=True)
         undo = UndoRecorder(root, reply.name)
+        if editor is not None:
+            for kept_path, state in editor.keeps():
+                undo.keep_state(kept_path, state)
         with guard_inbox(root, f"reply {reply.name}"):
             try:
-                outcome = await _apply_commands(ctx, ws, commands, paths, current, opts, undo, cut)
+                outcome = await _apply_commands(ctx, ws, commands, paths, current, opts, undo, cut, editor)
             except RunCancelled as exc:
                 _settle_record(ledger, ReplyRecord(digest, reply.name, "interrupted", note=exc.reason, content=key))
                 raise
@@ -279,10 +285,12 @@ async def _apply_commands(
     opts: RunOptions,
     undo: UndoRecorder | None = None,
     cut: InboxCommand | None = None,
+    editor: EditorApplied | None = None,
 ) -> RunOutcome:
     """The commands of a reply in order, then the session's next outbox; emits ``run.completed``.
 
-    ``cut``: the open last block of a reply applied with ``partial``, reported as skipped."""
+    ``cut``: the open last block of a reply applied with ``partial``, reported as skipped. ``editor``: the file
+    blocks were applied by an editor (their results are checked on disk)."""
     n = len(commands)
     reads: list[str] = []
     done: str | None = None
@@ -297,6 +305,11 @@ async def _apply_commands(
         ctx.control.check()
         if not command.ok:
             result = error_result(i, command)
+        elif editor is not None and command.name in FILE_COMMANDS:
+            result = editor.result(ws, i, command)
+        elif editor is not None and command.name == "RUN_COMMAND" and not editor.run_commands:
+            summary = "Not run: running the reply's commands was declined after its files were applied"
+            result = StepResult(i, command.name, "skipped", summary, line=command.line + 1)
         else:
             result = await _apply_one(ctx, ws, i, n, command, undo)
         ctx.record(result)

@@ -19,7 +19,15 @@ from heredoc_lsp.executor.agent import (
     ReplyRecord,
     content_digest,
 )
-from heredoc_lsp.executor.files import BINARY_SNIFF_BYTES, FileOpError, Workspace, replace_lines, stale_edit
+from heredoc_lsp.executor.files import (
+    BINARY_SNIFF_BYTES,
+    FileOpError,
+    FileState,
+    Workspace,
+    replace_lines,
+    stale_edit,
+)
+from heredoc_lsp.executor.model import StepResult, StepStatus
 from heredoc_lsp.executor.reply_apply import (
     already_applied_message,
     error_result,
@@ -73,6 +81,7 @@ class ReplyPreview:
     workspace: Path
     blocks: tuple[PreviewBlock, ...]
     refusal: str | None = None
+    files: tuple[FileChange, ...] = ()  # what the file blocks change, one entry per file (an editor's preview)
 
     def lines(self) -> list[str]:
         """The preview as text lines for a terminal."""
@@ -99,6 +108,102 @@ class ReplyPreview:
             "refusal": self.refusal,
             "blocks": [b.to_json() for b in self.blocks],
         }
+
+    @property
+    def commands(self) -> list[str]:
+        """The commands its RUN_COMMAND blocks would run, in order."""
+        return [b.command for b in self.blocks if b.action == "run" and b.command is not None]
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """What a reply's file blocks together do to one file: its state before (None: no file) and its text after
+    (None: deleted), with the blocks that change it (0-based indexes, their preview texts)."""
+
+    path: str  # relative, normalised
+    before: FileState | None
+    after: str | None
+    blocks: tuple[PreviewBlock, ...]
+
+    @property
+    def action(self) -> Literal["create", "edit", "delete"]:
+        if self.before is None:
+            return "create"
+        return "delete" if self.after is None else "edit"
+
+    @property
+    def label(self) -> str:
+        """The blocks and the file, e.g. ``CREATE_FILE + EDIT_FILE src/a.py`` (distinct per file)."""
+        kinds: list[str] = []
+        for b in self.blocks:
+            if b.kind not in kinds:
+                kinds.append(b.kind)
+        return f"{' + '.join(kinds)} {self.path}"
+
+    @property
+    def description(self) -> str:
+        """What the blocks do, e.g. ``block 2 (line 5) would replace lines 2-3``."""
+        return "; ".join(f"block {b.index + 1} (line {b.line}) {b.text}" for b in self.blocks)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "action": self.action,
+            "label": self.label,
+            "description": self.description,
+            "blocks": [b.index for b in self.blocks],
+        }
+
+
+def _same_text(data: bytes | None, text: str | None) -> bool:
+    """A file's bytes hold ``text`` (None: no file); line endings may differ (an editor may normalise them)."""
+    if data is None or text is None:
+        return data is None and text is None
+    found = data.decode("utf-8", "surrogateescape").replace("\r\n", "\n")
+    return found == text.replace("\r\n", "\n")
+
+
+@dataclass(frozen=True, slots=True)
+class EditorApplied:
+    """A reply whose file blocks an editor applied after showing their preview (``apply_reply(editor=...)``).
+
+    The file blocks are not executed again: each one's result says whether its file now holds what the preview
+    showed (a change the user unchecked, or left unsaved, is reported failed). ``run_commands`` False: the
+    RUN_COMMAND blocks are skipped (the user declined to run them)."""
+
+    preview: ReplyPreview
+    run_commands: bool = True
+
+    def keeps(self) -> list[tuple[str, FileState | None]]:
+        """Each changed file's state before the editor changed it (what undo restores)."""
+        return [(f.path, f.before) for f in self.preview.files]
+
+    def result(self, ws: Workspace, index: int, command: InboxCommand) -> StepResult:
+        """The result of file block ``index`` as the editor applied it."""
+        line = command.line + 1
+        block = next((b for b in self.preview.blocks if b.index == index), None)
+        if block is None or block.action == "fail":
+            text = block.text if block is not None else "would fail: the preview did not cover this block"
+            rejected = text.startswith("would be refused: ")
+            summary = text.removeprefix("would be refused: ").removeprefix("would fail: ")
+            status: StepStatus = "rejected" if rejected else "failed"
+            return StepResult(index, command.name, status, summary, line=line, path=command.path)
+        change = next((f for f in self.preview.files if any(b.index == index for b in f.blocks)), None)
+        shown = display_path(command.path or "")
+        verb = {"CREATE_FILE": "Created", "EDIT_FILE": "Edited", "DELETE_FILE": "Deleted"}.get(command.name, "Changed")
+        if change is None:  # the blocks together leave this file as it was
+            return StepResult(index, command.name, "ok", f"{verb} '{shown}' (no change)", line=line, path=command.path)
+        try:
+            state = ws.file_state(change.path)
+        except FileOpError as exc:
+            return StepResult(index, command.name, "failed", exc.summary, line=line, path=command.path)
+        if not _same_text(None if state is None else state.data, change.after):
+            summary = (
+                f"'{shown}' does not hold what the preview showed: the change was unchecked in the preview, is not "
+                "saved yet, or the file changed since"
+            )
+            return StepResult(index, command.name, "failed", summary, line=line, path=command.path)
+        return StepResult(index, command.name, "ok", f"{verb} '{shown}' in the editor", line=line, path=command.path)
 
 
 def preview_reply(
@@ -147,7 +252,7 @@ def preview_reply(
         else:
             blocks.append(sim.block(i, command))
             done = command.name == "DONE"
-    return ReplyPreview(reply, root, tuple(blocks), why)
+    return ReplyPreview(reply, root, tuple(blocks), why, sim.changes(blocks))
 
 
 class _Simulation:
@@ -156,11 +261,28 @@ class _Simulation:
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
         self.files: dict[str, str | None] = {}
+        self.states: dict[str, FileState | None] = {}  # each file as it is on disk, read once
+
+    def changes(self, blocks: list[PreviewBlock]) -> tuple[FileChange, ...]:
+        """Per file, in the order first touched: its state before and text after, and the blocks that change it."""
+        out: list[FileChange] = []
+        for key, after in self.files.items():
+            state = self.states.get(key)
+            before = None if state is None else state.data.decode("utf-8", "surrogateescape")
+            touching = tuple(
+                b
+                for b in blocks
+                if b.path is not None and b.action in ("create", "edit", "delete") and normalize_relative(b.path) == key
+            )
+            if touching and before != after:
+                out.append(FileChange(key, state, after, touching))
+        return tuple(out)
 
     def _current(self, path: str) -> str | None:
         key = normalize_relative(path)
         if key not in self.files:
             state = self.ws.file_state(path)
+            self.states[key] = state
             if state is not None and b"\0" in state.data[:BINARY_SNIFF_BYTES]:
                 raise FileOpError(f"File '{display_path(path)}' is binary; EDIT_FILE changes text files only")
             self.files[key] = None if state is None else state.data.decode("utf-8", "surrogateescape")

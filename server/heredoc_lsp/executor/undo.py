@@ -88,7 +88,13 @@ class UndoRecorder:
         if key in self.kept:
             return
         ws.check_write(path)  # a path the block may not write fails with the block's own message, before any copy
-        state = ws.file_state(path, KEEP_LIMIT)
+        self.keep_state(path, ws.file_state(path, KEEP_LIMIT))
+
+    def keep_state(self, path: str, state: FileState | None) -> None:
+        """Keep ``state`` as ``path``'s state before the reply (an editor read it before it applied the change)."""
+        key = normalize_relative(path)
+        if key in self.kept:
+            return
         folder = self._open()
         blob = None
         if state is not None:

@@ -33,6 +33,8 @@ class ClientProfile:
     completion_markdown: bool = False
     # edits and windows
     document_changes: bool = False
+    change_annotations: bool = False  # workspace edits whose changes need the user's confirmation (a preview)
+    resource_operations: tuple[str, ...] = ()  # create, rename, delete in workspace edits
     work_done_progress: bool = False
     show_document: bool = False
     configuration: bool = False
@@ -64,6 +66,12 @@ class ClientProfile:
             completion_snippets=has("text_document.completion.completion_item.snippet_support"),
             completion_markdown=types.MarkupKind.Markdown in (documentation or []),
             document_changes=has("workspace.workspace_edit.document_changes"),
+            change_annotations=get_capability(caps, "workspace.workspace_edit.change_annotation_support", None)
+            is not None,
+            resource_operations=tuple(
+                str(getattr(op, "value", op))
+                for op in get_capability(caps, "workspace.workspace_edit.resource_operations", None) or ()
+            ),
             work_done_progress=has("window.work_done_progress"),
             show_document=has("window.show_document.support"),
             configuration=has("workspace.configuration"),

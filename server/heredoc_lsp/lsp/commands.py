@@ -10,6 +10,12 @@ RUN_BLOCK = "heredoc-lsp.runBlock"
 CANCEL_RUN = "heredoc-lsp.cancelRun"
 SHOW_RUN_OUTPUT = "heredoc-lsp.showRunOutput"
 UNDO_REPLY = "heredoc-lsp.undoReply"
+# The agent loop in the editor (lsp/run/agent.py).
+NEW_SESSION = "heredoc-lsp.newSession"
+OUTBOX_TEXT = "heredoc-lsp.outboxText"
+PASTE_REPLY = "heredoc-lsp.pasteReply"
+PREVIEW_REPLY = "heredoc-lsp.previewReply"
+AGENT_COMMANDS: tuple[str, ...] = (NEW_SESSION, OUTBOX_TEXT, PASTE_REPLY, PREVIEW_REPLY)
 ALL_COMMANDS: tuple[str, ...] = (
     RUN_COMMAND,
     RUN_SCRIPT,
@@ -18,4 +24,5 @@ ALL_COMMANDS: tuple[str, ...] = (
     CANCEL_RUN,
     SHOW_RUN_OUTPUT,
     UNDO_REPLY,
+    *AGENT_COMMANDS,
 )

@@ -12,6 +12,8 @@ from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity
 RUN_TITLE = "▶ Run"
 RUN_SCRIPT_TITLE = "▶ Run script"
 APPLY_REPLY_TITLE = "▶ Apply reply"
+PREVIEW_REPLY_TITLE = "Preview reply"
+UNDO_REPLY_TITLE = "↶ Undo last reply"
 RESULT_CODE = "run_failed"
 HOVER_OUTPUT_CHARS = 2000
 DIAGNOSTIC_TAIL_LINES = 5

@@ -155,6 +155,7 @@ async def test_reply_lenses_and_actions(client: RecordingClient) -> None:
     ]
     assert got == [
         (0, "▶ Apply reply", "heredoc-lsp.applyReply", [{"uri": uri, "version": 1}]),
+        (0, "Preview reply", "heredoc-lsp.previewReply", [{"uri": uri, "version": 1}]),
         (4, "▶ Run", "heredoc-lsp.runBlock", [{"uri": uri, "version": 1, "line": 4}]),
         (7, "⚠ This block has errors: line 8: RUN_COMMAND has no command", "", []),
     ]
@@ -162,6 +163,7 @@ async def test_reply_lenses_and_actions(client: RecordingClient) -> None:
     assert [a.title for a in await client.actions(uri, 5)] == [
         "▶ Run 'cat a.txt'",
         f"▶ Apply reply {name} (3 commands)",
+        f"Preview reply {name} (3 commands)",
     ]
 
 

@@ -50,7 +50,7 @@ async def test_apply_reply_shows_results_on_blocks_and_opens_the_next_outbox(cli
     root.mkdir()
     session_id = new_session(root)
     uri = client.open_file(reply_text("a"), name=f"{client.profile}/inbox/reply1.txt", language_id="agent-inbox")
-    assert (await client.lens_titles(uri))[:2] == [(0, "▶ Apply reply"), (4, RUN)]
+    assert (await client.lens_titles(uri))[:3] == [(0, "▶ Apply reply"), (0, "Preview reply"), (4, RUN)]
     client.answers.append(ASK_RUN)
     result = await client.execute((await client.lens(uri, 0, "▶ Apply reply")).command)
     question = client.questions[-1].message
@@ -71,8 +71,9 @@ async def test_apply_reply_shows_results_on_blocks_and_opens_the_next_outbox(cli
     by_line: dict[int, list[str]] = {}
     for line, title in titles:
         by_line.setdefault(line, []).append(title)
-    assert by_line[0][0] == "▶ Apply reply"
-    assert re.fullmatch(rf"✗ 3 ok, 1 failed · \d+(\.\d+)? s · {session_id}_seq0002.txt", by_line[0][1]), titles
+    assert by_line[0][:2] == ["▶ Apply reply", "Preview reply"]
+    assert re.fullmatch(rf"✗ 3 ok, 1 failed · \d+(\.\d+)? s · {session_id}_seq0002.txt", by_line[0][2]), titles
+    assert by_line[0][3:] == ["↶ Undo last reply"]  # the reply is in the ledger as applied
     assert by_line[1] == ["✓ Created 'src/a.py'"]
     assert by_line[4][0] == RUN and re.fullmatch(r"✓ exit 0 · \d+(\.\d+)? s", by_line[4][1]), titles
     assert by_line[7] == ["✓ Read 'src/a.py' (11 bytes); contents are included below"]
@@ -113,7 +114,7 @@ async def test_run_one_block_leaves_the_session_alone(client: RecordingClient) -
     assert "outbox" not in result
     assert sorted(p.name for p in (root / "outbox").iterdir()) == [f"{session_id}_seq0001.txt"]
     titles = await client.lens_titles(uri)
-    assert [t for line, t in titles if line == 0] == ["▶ Apply reply"]
+    assert [t for line, t in titles if line == 0] == ["▶ Apply reply", "Preview reply"]
     block = [t for line, t in titles if line == 4]
     assert block[0] == RUN and re.fullmatch(r"✓ exit 0 · \d+(\.\d+)? s", block[1]), titles
     hover = await client.hover_text(uri, 4)

@@ -13,7 +13,15 @@ from typing import Any
 from lsprotocol import types
 
 from heredoc_lsp.lsp.analysis import Snapshot
-from heredoc_lsp.lsp.commands import APPLY_REPLY, CANCEL_RUN, RUN_BLOCK, RUN_COMMAND, RUN_SCRIPT, SHOW_RUN_OUTPUT
+from heredoc_lsp.lsp.commands import (
+    APPLY_REPLY,
+    CANCEL_RUN,
+    PREVIEW_REPLY,
+    RUN_BLOCK,
+    RUN_COMMAND,
+    RUN_SCRIPT,
+    SHOW_RUN_OUTPUT,
+)
 from heredoc_lsp.lsp.run.gate import RunGate
 from heredoc_lsp.lsp.run.targets import RunTargets
 from heredoc_lsp.runs.targets import target_at
@@ -73,4 +81,5 @@ def run_code_actions(
                 out.append(_action(f"▶ Run script {name} ({whole.label})", RUN_SCRIPT, base))
             else:
                 out.append(_action(f"▶ Apply reply {name} ({whole.label})", APPLY_REPLY, base))
+                out.append(_action(f"Preview reply {name} ({whole.label})", PREVIEW_REPLY, base))
     return out

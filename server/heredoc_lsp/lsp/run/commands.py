@@ -28,6 +28,7 @@ from lsprotocol import types
 from heredoc_lsp.analysis.core import document_workspace
 from heredoc_lsp.executor.agent import AGENT_DIRS, AgentPaths
 from heredoc_lsp.executor.control import RunControl
+from heredoc_lsp.executor.editor_loop import agent_root
 from heredoc_lsp.executor.files import FileOpError, Workspace
 from heredoc_lsp.executor.undo import UndoError, undo_last
 from heredoc_lsp.languages import Language
@@ -41,7 +42,7 @@ from heredoc_lsp.lsp.commands import (
     SHOW_RUN_OUTPUT,
     UNDO_REPLY,
 )
-from heredoc_lsp.lsp.documents import Document, DocumentStore
+from heredoc_lsp.lsp.documents import Document, DocumentStore, uri_to_path
 from heredoc_lsp.lsp.feature import Server
 from heredoc_lsp.lsp.protocol import request_future
 from heredoc_lsp.lsp.run.client import RunClient
@@ -142,15 +143,22 @@ class RunCommands:
 
     async def undo(self, args: list[Any]) -> dict[str, Any]:
         """``undoReply {"uri"}``: put back what the last reply applied in the document's workspace changed (as
-        ``heredoc-lsp undo``); the restored files are named in a message and in the result."""
+        ``heredoc-lsp undo``); the restored files are named in a message and in the result, the first one shown.
+        ``uri``: an open inbox reply, or any file or folder of an agent workspace."""
         if not self.gate.trusted():
             raise Refused(UNTRUSTED_MESSAGE)
         arg = args[0] if len(args) == 1 and isinstance(args[0], Mapping) else {}
         doc = self.server.documents.get(str(arg.get("uri", "")))
         snap = self.server.analyses.get(doc.uri) if doc is not None else None
-        if doc is None or snap is None or snap.language is not Language.INBOX:
-            raise Refused('heredoc-lsp: undoReply needs {"uri"} of an open inbox reply')
-        root = self._workspace(doc, snap)
+        if doc is not None and snap is not None and snap.language is Language.INBOX:
+            root = self._workspace(doc, snap)
+        else:
+            path = uri_to_path(str(arg.get("uri", "")))
+            folder = self.server.settings.workspace_root_for(path)
+            found = None if path is None else agent_root(Path(path), folder)
+            if found is None:
+                raise Refused('heredoc-lsp: undoReply needs {"uri"} of an inbox reply or a file of an agent workspace')
+            root = found
         try:
             ws = Workspace(root, protected=AGENT_DIRS if AgentPaths(root).is_agent_root() else ())
             report = await asyncio.to_thread(undo_last, ws)
@@ -158,6 +166,8 @@ class RunCommands:
             raise Refused(f"heredoc-lsp: {exc}") from None
         lines = report.lines()
         self.client.show(types.MessageType.Info if report.ok else types.MessageType.Warning, "\n".join(lines))
+        if report.restored:
+            self.client.spawn(self.client.show_document(root / report.restored[0]))
         status = "nothing" if report.entry is None else ("undone" if report.ok else "partly undone")
         return {"status": status, "message": "\n".join(lines), **report.to_json()}
 

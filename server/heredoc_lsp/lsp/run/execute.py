@@ -16,6 +16,7 @@ from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.events import EventSink
 from heredoc_lsp.executor.model import RunOptions, RunOutcome
 from heredoc_lsp.executor.reply_apply import apply_reply
+from heredoc_lsp.executor.reply_preview import EditorApplied
 from heredoc_lsp.executor.script_run import run_script
 from heredoc_lsp.runs.targets import RunTarget
 
@@ -35,6 +36,7 @@ class RunJob:
     workspace: Path | None
     lines: tuple[int, ...] | None = None
     block: RunTarget | None = None
+    editor: EditorApplied | None = None  # a reply whose file changes the editor applied from their preview
 
 
 def document_text(lines: Sequence[str], newline: str) -> str:
@@ -92,4 +94,5 @@ async def execute(job: RunJob, sink: EventSink, control: RunControl, run_id: str
         sink=sink,
         control=control,
         run_id=run_id,
+        editor=None if block else job.editor,
     )

@@ -17,9 +17,10 @@ from typing import Any
 from lsprotocol import types
 
 from heredoc_lsp.lsp.analysis import Snapshot
-from heredoc_lsp.lsp.commands import ALL_COMMANDS
+from heredoc_lsp.lsp.commands import AGENT_COMMANDS, ALL_COMMANDS
 from heredoc_lsp.lsp.feature import Feature, HoverPart, Server
 from heredoc_lsp.lsp.run.actions import RUN_KIND, run_code_actions
+from heredoc_lsp.lsp.run.agent import AgentCommands, AppliedReplies
 from heredoc_lsp.lsp.run.client import RunClient
 from heredoc_lsp.lsp.run.commands import RunCommands
 from heredoc_lsp.lsp.run.gate import RunGate
@@ -41,8 +42,12 @@ class RunFeature(Feature):
         self.gate = RunGate(server)
         self.client = RunClient(server)
         self.targets = RunTargets(server.views, self.state)
-        self.lenses = Lenses(server.views, lambda: server.position_codec, self.targets, self.state, self.gate)
+        self.applied = AppliedReplies()
+        self.lenses = Lenses(
+            server.views, lambda: server.position_codec, self.targets, self.state, self.gate, self.applied
+        )
         self.commands = RunCommands(server, self.gate, Runner(server, self.targets, self.client), self.client)
+        self.agent = AgentCommands(self.commands)
 
     # -- contributions -----------------------------------------------------------------------------------------
     async def prepare(self, snap: Snapshot) -> None:
@@ -81,6 +86,8 @@ class RunFeature(Feature):
 
     def _handler(self, name: str) -> Callable[..., Any]:
         async def handler(*args: Any) -> Any:
+            if name in AGENT_COMMANDS:
+                return await self.agent.execute(name, list(args))
             return await self.commands.execute(name, list(args))
 
         handler.__name__ = f"command_{name.rsplit('.', 1)[-1]}"
@@ -101,4 +108,5 @@ class RunFeature(Feature):
     def closed(self, uri: str) -> None:
         self.targets.forget(uri)
         self.lenses.forget(uri)
+        self.applied.forget(uri)
         self.state.forget(uri)

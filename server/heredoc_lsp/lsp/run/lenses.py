@@ -20,7 +20,16 @@ from typing import Any
 from pygls.workspace import PositionCodec
 
 from heredoc_lsp.lsp.analysis import Changed, Snapshot
-from heredoc_lsp.lsp.commands import APPLY_REPLY, CANCEL_RUN, RUN_BLOCK, RUN_COMMAND, RUN_SCRIPT, SHOW_RUN_OUTPUT
+from heredoc_lsp.lsp.commands import (
+    APPLY_REPLY,
+    CANCEL_RUN,
+    PREVIEW_REPLY,
+    RUN_BLOCK,
+    RUN_COMMAND,
+    RUN_SCRIPT,
+    SHOW_RUN_OUTPUT,
+    UNDO_REPLY,
+)
 from heredoc_lsp.lsp.documents import DocumentStore
 from heredoc_lsp.lsp.run.gate import RunGate
 from heredoc_lsp.lsp.run.targets import RunTargets
@@ -29,7 +38,15 @@ from heredoc_lsp.lsp.wire import range_text
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.runs.state import ActiveRun, RunState, TargetResult
 from heredoc_lsp.runs.targets import RunTarget
-from heredoc_lsp.runs.view import APPLY_REPLY_TITLE, RUN_SCRIPT_TITLE, RUN_TITLE, result_title, running_title
+from heredoc_lsp.runs.view import (
+    APPLY_REPLY_TITLE,
+    PREVIEW_REPLY_TITLE,
+    RUN_SCRIPT_TITLE,
+    RUN_TITLE,
+    UNDO_REPLY_TITLE,
+    result_title,
+    running_title,
+)
 
 # Above this many run targets, lenses are sent without their command (a 100k-line script has 50k of them, 12 MB
 # of JSON) and each is resolved when the editor shows it (codeLens/resolve: VS Code, Neovim).
@@ -58,9 +75,15 @@ VERSION = "\x00"  # stands for the document version in a lens's JSON text (JSON 
 
 
 def _lens_specs(
-    t: RunTarget, runs: Sequence[ActiveRun], results: Mapping[Any, TargetResult], base: str, steps: bool
+    t: RunTarget,
+    runs: Sequence[ActiveRun],
+    results: Mapping[Any, TargetResult],
+    base: str,
+    steps: bool,
+    applied: bool = False,
 ) -> list[tuple[str, str, str]]:
-    """The lenses of target ``t`` as (title, command id, JSON text of the argument or "")."""
+    """The lenses of target ``t`` as (title, command id, JSON text of the argument or ""); ``applied``: the reply
+    was applied (an undo is offered)."""
     out: list[tuple[str, str, str]] = []
     run = next((r for r in runs if t.key in r.keys), None) if runs else None
     if _shows_running(run, t):
@@ -76,6 +99,7 @@ def _lens_specs(
     elif t.kind == "reply":
         if t.runnable:
             out.append((APPLY_REPLY_TITLE, APPLY_REPLY, f"{{{base}}}"))
+            out.append((PREVIEW_REPLY_TITLE, PREVIEW_REPLY, f"{{{base}}}"))
     elif t.runnable:
         command = RUN_COMMAND if t.kind == "command" else RUN_BLOCK
         out.append((RUN_TITLE, command, f'{{{base},"line":{t.line}}}'))
@@ -87,6 +111,9 @@ def _lens_specs(
         if result.file is not None:
             argument["file"] = str(result.file)  # the result of a file command opens the file
         out.append((result_title(t, result), SHOW_RUN_OUTPUT, json.dumps(argument)))
+    if applied and t.kind == "reply" and run is None:
+        uri_only = base.split(',"version":', 1)[0]  # undo names the reply's workspace, not a version of it
+        out.append((UNDO_REPLY_TITLE, UNDO_REPLY, f"{{{uri_only}}}"))
     return out
 
 
@@ -97,17 +124,19 @@ def lenses_per_target(
     targets: Sequence[RunTarget],
     steps: bool,
     lazy: int | None = None,
+    applied: bool = False,
 ) -> list[list[str]]:
     """The lenses of each of ``targets`` as JSON texts, with :data:`VERSION` where the document version goes
     (``steps``: the document has commands or blocks; pure given the run ``state``). ``lazy`` (a document number):
-    lenses without their command, which ``codeLens/resolve`` adds (:meth:`Lenses.resolve`)."""
+    lenses without their command, which ``codeLens/resolve`` adds (:meth:`Lenses.resolve`). ``applied``: the document
+    is a reply that was applied (its top lens offers "Undo last reply")."""
     lines = snap.lines
     out: list[list[str]] = []
     runs = state.runs_of(snap.uri)
     results = state.results_of(snap.uri)
     base = f'"uri":{json.dumps(snap.uri)},"version":{VERSION}'
     for t in targets:
-        specs = _lens_specs(t, runs, results, base, steps)
+        specs = _lens_specs(t, runs, results, base, steps, applied)
         if not specs:
             out.append([])
             continue
@@ -144,19 +173,22 @@ class Lenses:
         targets: RunTargets,
         state: RunState,
         gate: RunGate,
+        applied: Callable[[Snapshot], bool] | None = None,
     ) -> None:
         self.analyses = views.analyses
         self.codec = codec
         self.targets = targets
         self.state = state
         self.gate = gate
+        self.applied = applied or (lambda snap: False)  # whether a reply was applied (the Undo lens)
         self._parts: View[Parts[list[str]]] = views.view()
         self.numbers: dict[str, int] = {}  # document key -> its number in lazy lenses' data
         self.uris: dict[int, str] = {}
 
     def texts(self, snap: Snapshot, targets: Sequence[RunTarget], steps: bool, lazy: int | None = None) -> list[str]:
         """The lenses of ``targets`` as JSON texts, in order (:func:`lenses_per_target`)."""
-        found = lenses_per_target(self.codec(), self.state, snap, targets, steps, lazy)
+        applied = bool(targets) and targets[0].kind == "reply" and self.applied(snap)
+        found = lenses_per_target(self.codec(), self.state, snap, targets, steps, lazy, applied)
         return [text for texts in found for text in texts]
 
     def get(self, snap: Snapshot) -> str:

@@ -13,6 +13,7 @@ from lsprotocol import types
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.events import new_id
 from heredoc_lsp.executor.model import RunOutcome, StepResult
+from heredoc_lsp.executor.reply_preview import EditorApplied
 from heredoc_lsp.lsp.analysis import Snapshot
 from heredoc_lsp.lsp.documents import Document, DocumentStore
 from heredoc_lsp.lsp.feature import Server
@@ -40,9 +41,16 @@ class Runner:
         self.files: dict[str, set[Path]] = {}  # run id -> files its reply commands created, edited or read
 
     async def start(
-        self, doc: Document, snap: Snapshot, target: RunTarget, workspace: Path, control: RunControl
+        self,
+        doc: Document,
+        snap: Snapshot,
+        target: RunTarget,
+        workspace: Path,
+        control: RunControl,
+        editor: EditorApplied | None = None,
     ) -> dict[str, Any]:
-        """Run ``target`` of ``snap`` to its end; the answer of the run request."""
+        """Run ``target`` of ``snap`` to its end; the answer of the run request. ``editor``: the reply's file
+        changes were applied by the editor from their preview."""
         run_id = new_id("run")
         targets = self.targets(snap)
         if target.kind == "script":
@@ -94,6 +102,7 @@ class Runner:
             workspace=workspace,
             lines=(target.line,) if target.kind == "command" else None,
             block=target if target.kind == "block" else None,
+            editor=editor,
         )
         self.client.changed(doc.uri)
         outcome: RunOutcome | None = None
