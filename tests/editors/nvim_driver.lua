@@ -10,6 +10,10 @@
 --   run (0.12): waits for the "▶ Run" lens on vim.g.heredoc_test.line, runs it with vim.lsp.codelens.run() (the
 --     confirmation answered vim.g.heredoc_test.answer through vim.ui.select), waits for vim.g.heredoc_test.created
 --     and the result lens, and hovers the command.
+--   loop (0.12): the agent loop through the :Heredoc* user commands: a session for vim.g.heredoc_test.task, its
+--     outbox copied and pasted back (refused), vim.g.heredoc_test.reply pasted, previewed, applied (the confirmation
+--     answered vim.g.heredoc_test.answer) until vim.g.heredoc_test.created exists, then undone; records the
+--     messages (vim.notify), the buffers shown, the register and the preview's lines.
 local test = vim.g.heredoc_test
 local out = {}
 
@@ -256,9 +260,70 @@ local function run(buf)
   out.hover = hover and hover.result and hover.result.contents.value or vim.NIL
 end
 
-local scenarios = { quickfix = quickfix, nav = nav, run = run }
+-- loop ----------------------------------------------------------------------------------------------------------
+local function current_name()
+  return vim.api.nvim_buf_get_name(vim.api.nvim_get_current_buf())
+end
+
+local function wait_message(pattern)
+  return vim.wait(20000, function()
+    for _, m in ipairs(out.messages) do
+      if m:find(pattern) then return true end
+    end
+    return false
+  end, 20)
+end
+
+local function loop(buf)
+  out.messages = {}
+  vim.notify = function(message)
+    table.insert(out.messages, message)
+  end
+  if not vim.wait(20000, function() return #clients_of(buf) > 0 end, 20) then
+    out.error = 'no client attached'
+    return
+  end
+  vim.cmd('HeredocNewSession ' .. test.task)
+  if not vim.wait(20000, function() return current_name():find('/outbox/[0-9a-f]+_seq0001%.txt$') ~= nil end, 20) then
+    out.error = 'the first outbox was not shown'
+    return
+  end
+  out.outbox = current_name()
+  vim.cmd('HeredocCopyOutbox')
+  wait_message('^Copied ')
+  out.register = require('heredoc_lsp').register()
+  out.copied = vim.fn.getreg(out.register)
+  vim.cmd('HeredocPasteReply') -- the outbox itself: refused
+  wait_message('not a reply')
+  vim.fn.setreg(out.register, test.reply)
+  vim.cmd('HeredocPasteReply')
+  if not vim.wait(20000, function() return current_name():find('/inbox/[^/]*_reply%.txt$') ~= nil end, 20) then
+    out.error = 'the pasted reply was not shown'
+    return
+  end
+  out.reply = current_name()
+  local reply = vim.api.nvim_get_current_buf()
+  out.reply_filetype = vim.bo[reply].filetype
+  vim.wait(20000, function() return #clients_of(reply) > 0 end, 20)
+  vim.cmd('HeredocPreviewReply')
+  vim.wait(20000, function() return current_name():find('^heredoc%-preview://') ~= nil end, 20)
+  out.preview_name = current_name()
+  out.preview = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  vim.cmd('close')
+  vim.api.nvim_set_current_buf(reply)
+  vim.cmd('HeredocApplyReply')
+  out.created = vim.wait(30000, function() return vim.uv.fs_stat(test.created) ~= nil end, 50)
+  out.next_outbox = vim.wait(20000, function()
+    return current_name():find('/outbox/[0-9a-f]+_seq0002%.txt$') ~= nil
+  end, 20) and current_name() or vim.NIL
+  vim.cmd('HeredocUndoReply')
+  out.removed = vim.wait(20000, function() return vim.uv.fs_stat(test.created) == nil end, 50)
+  wait_message('Undid ')
+end
+
+local scenarios = { quickfix = quickfix, nav = nav, run = run, loop = loop }
 local ok, err = pcall(function()
-  if test.scenario == 'run' then
+  if test.scenario == 'run' or test.scenario == 'loop' then
     before_run()
   end
   vim.cmd('edit ' .. vim.fn.fnameescape(test.file))
