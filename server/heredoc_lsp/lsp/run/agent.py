@@ -195,11 +195,17 @@ class AgentCommands:
                 edit = preview_edit(preview, self.server.position_codec, self._open_text)
             except PreviewConflict as exc:
                 raise Refused(str(exc)) from None
-            answer = await asyncio.shield(
-                self.server.workspace_apply_edit_async(
-                    types.ApplyWorkspaceEditParams(edit=edit, label=f"Apply reply {name}")
+            try:
+                answer = await asyncio.shield(
+                    self.server.workspace_apply_edit_async(
+                        types.ApplyWorkspaceEditParams(edit=edit, label=f"Apply reply {name}")
+                    )
                 )
-            )
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                why = f"the editor did not apply the preview ({exc}); nothing was recorded or run"
+                raise Refused(f"heredoc-lsp: {why}") from None
             if not answer.applied:
                 why = answer.failure_reason or "the preview was declined or not applied"
                 return {"status": "declined", "message": f"{why}; nothing was recorded or run", **listed}

@@ -1,5 +1,6 @@
-"""Code lenses: ``▶ Run`` above every runnable command, ``▶ Run script`` / ``▶ Apply reply`` at the top, ``▶ Run``
-on every ``[RUN_COMMAND]`` block, and after a run its result (``✓ exit 0 · 0.3 s``; clicking it opens the log).
+"""Code lenses: ``▶ Run`` above every runnable command, ``▶ Run script`` / ``▶ Apply reply`` and ``Preview reply``
+at the top, ``▶ Run`` on every ``[RUN_COMMAND]`` block, and after a run its result (``✓ exit 0 · 0.3 s``; clicking it
+opens the log); ``↶ Undo last reply`` at the top of a reply that was applied.
 
 While a run goes on, its lens reads ``⏳ running 2.1 s · ■ Cancel`` and cancels it. A script with errors gets a
 lens at the top that says why (not clickable); each command without an error of its own keeps its ``▶ Run``
