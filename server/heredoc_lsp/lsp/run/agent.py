@@ -198,7 +198,13 @@ class AgentCommands:
             try:
                 answer = await asyncio.shield(
                     self.server.workspace_apply_edit_async(
-                        types.ApplyWorkspaceEditParams(edit=edit, label=f"Apply reply {name}")
+                        # A refactoring: VS Code saves the files it changes (files.refactoring.autoSave, on by
+                        # default), and the server checks them on disk.
+                        types.ApplyWorkspaceEditParams(
+                            edit=edit,
+                            label=f"Apply reply {name}",
+                            metadata=types.WorkspaceEditMetadata(is_refactoring=True),
+                        )
                     )
                 )
             except asyncio.CancelledError:
