@@ -155,8 +155,7 @@ def test_a_reply_applied_by_the_editor_is_checked_recorded_run_and_undoable(root
     assert [r.text() for r in outcome.results] == [
         "[OK] CREATE_FILE: Created 'new.txt' in the editor",
         "[OK] EDIT_FILE: Edited 'new.txt' in the editor",
-        "[FAILED] EDIT_FILE: 'b.txt' does not hold what the preview showed: the change was unchecked in the preview, "
-        "is not saved yet, or the file changed since",
+        "[SKIPPED] EDIT_FILE: Not applied: 'b.txt' was left unchecked in the preview (or the editor did not save it)",
         "[OK] DELETE_FILE: Deleted 'gone.txt' in the editor",
         "[OK] CREATE_FILE: Created 'same.txt' (no change)",
         "[OK] RUN_COMMAND: Ran 'echo ran > ran.txt' (exit code 0)",
@@ -169,6 +168,21 @@ def test_a_reply_applied_by_the_editor_is_checked_recorded_run_and_undoable(root
     assert (report.restored, report.removed, report.refused) == (["gone.txt"], ["new.txt"], [])
     assert report.commands == ["echo ran > ran.txt"]
     assert (root / "gone.txt").read_text() == "bye\n" and not (root / "new.txt").exists()
+
+
+def test_a_file_changed_otherwise_fails_its_block(root: Path) -> None:
+    reply = root / "inbox" / "r.txt"
+    reply.write_text(REPLY)
+    preview = preview_reply(reply, config=DEFAULT_CONFIG, workspace=root)
+    write_as_the_editor(root)
+    (root / "b.txt").write_text("someone else's\n")
+    editor = EditorApplied(preview)
+    ws = Workspace(root)
+    assert [editor.status(ws, f) for f in preview.files] == ["applied", "changed", "applied"]
+    outcome = asyncio.run(apply_reply(reply, config=DEFAULT_CONFIG, options=OPTS, workspace=root, editor=editor))
+    assert outcome.results[2].text() == (
+        "[FAILED] EDIT_FILE: 'b.txt' does not hold what the preview showed: the file changed since"
+    )
 
 
 def test_declining_the_commands_after_the_edit_skips_them(root: Path) -> None:

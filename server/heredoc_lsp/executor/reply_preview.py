@@ -168,8 +168,9 @@ class EditorApplied:
     """A reply whose file blocks an editor applied after showing their preview (``apply_reply(editor=...)``).
 
     The file blocks are not executed again: each one's result says whether its file now holds what the preview
-    showed (a change the user unchecked, or left unsaved, is reported failed). ``run_commands`` False: the
-    RUN_COMMAND blocks are skipped (the user declined to run them)."""
+    showed (OK), is still as it was (SKIPPED: the user unchecked it in the preview, or the editor did not save it)
+    or neither (FAILED: changed since). ``run_commands`` False: the RUN_COMMAND blocks are skipped (the user declined
+    to run them)."""
 
     preview: ReplyPreview
     run_commands: bool = True
@@ -177,6 +178,18 @@ class EditorApplied:
     def keeps(self) -> list[tuple[str, FileState | None]]:
         """Each changed file's state before the editor changed it (what undo restores)."""
         return [(f.path, f.before) for f in self.preview.files]
+
+    def status(self, ws: Workspace, change: FileChange) -> Literal["applied", "skipped", "changed"]:
+        """Whether ``change`` is on disk now: applied, skipped (the file is as it was before) or changed otherwise."""
+        try:
+            state = ws.file_state(change.path)
+        except FileOpError:
+            return "changed"
+        data = None if state is None else state.data
+        if _same_text(data, change.after):
+            return "applied"
+        before = None if change.before is None else change.before.data
+        return "skipped" if data == before else "changed"
 
     def result(self, ws: Workspace, index: int, command: InboxCommand) -> StepResult:
         """The result of file block ``index`` as the editor applied it."""
@@ -193,15 +206,12 @@ class EditorApplied:
         verb = {"CREATE_FILE": "Created", "EDIT_FILE": "Edited", "DELETE_FILE": "Deleted"}.get(command.name, "Changed")
         if change is None:  # the blocks together leave this file as it was
             return StepResult(index, command.name, "ok", f"{verb} '{shown}' (no change)", line=line, path=command.path)
-        try:
-            state = ws.file_state(change.path)
-        except FileOpError as exc:
-            return StepResult(index, command.name, "failed", exc.summary, line=line, path=command.path)
-        if not _same_text(None if state is None else state.data, change.after):
-            summary = (
-                f"'{shown}' does not hold what the preview showed: the change was unchecked in the preview, is not "
-                "saved yet, or the file changed since"
-            )
+        found = self.status(ws, change)
+        if found == "skipped":
+            summary = f"Not applied: '{shown}' was left unchecked in the preview (or the editor did not save it)"
+            return StepResult(index, command.name, "skipped", summary, line=line, path=command.path)
+        if found == "changed":
+            summary = f"'{shown}' does not hold what the preview showed: the file changed since"
             return StepResult(index, command.name, "failed", summary, line=line, path=command.path)
         return StepResult(index, command.name, "ok", f"{verb} '{shown}' in the editor", line=line, path=command.path)
 

@@ -12,7 +12,7 @@ import pytest
 from lsprotocol import types
 
 from heredoc_lsp.executor.protocol_text import protocol_text
-from lsp.lsp_harness import RecordingClient
+from lsp.lsp_harness import RecordingClient, session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -147,10 +147,13 @@ async def test_session_copy_paste_preview_apply_undo(client: RecordingClient) ->
         ("DeleteFile", "heredoc-lsp.file3"),
     ]
     text_edits = [c for c in edit.document_changes if isinstance(c, types.TextDocumentEdit)]
+    # The created file's text, and the edited file's changed line only (its range in whole lines).
     assert [[(e.annotation_id, e.new_text) for e in c.edits] for c in text_edits] == [  # type: ignore[union-attr]
         [("heredoc-lsp.file1", 'print("a")')],
-        [("heredoc-lsp.file2", "one\nTWO\nthree\n")],
+        [("heredoc-lsp.file2", "TWO\n")],
     ]
+    line_2 = types.Range(start=types.Position(line=1, character=0), end=types.Position(line=2, character=0))
+    assert text_edits[1].edits[0].range == line_2
     assert sorted(p.name for p in root.iterdir()) == untouched and ledger_states(root) == []
     assert not (root / "outbox" / f"{session}_seq0002.txt").exists()
 
@@ -160,6 +163,11 @@ async def test_session_copy_paste_preview_apply_undo(client: RecordingClient) ->
     client.answers.append("Run")
     done = await client.execute(preview.command)
     assert done["status"] == "applied", done
+    assert [(f["path"], f["status"]) for f in done["files"]] == [
+        ("src/a.py", "applied"),
+        ("notes.txt", "applied"),
+        ("old.txt", "applied"),
+    ]
     assert client.questions[-1].message.startswith("Run the 1 command of the reply ")
     assert [r["text"] for r in done["results"]] == [
         "[OK] CREATE_FILE: Created 'src/a.py' in the editor",
@@ -205,3 +213,13 @@ async def test_a_pasted_prompt_is_never_previewed(client: RecordingClient) -> No
     assert "mistake.txt is not a reply: line 1 is the outbox section marker" in refused["message"]
     assert len(client.applied_edits) == edits
     assert sorted(p.name for p in root.iterdir()) == ["inbox", "outbox", "sessions"]
+
+
+@pytest.mark.parametrize("name", ["newSession", "outboxText", "pasteReply", "previewReply"])
+async def test_an_untrusted_workspace_refuses_the_loop(tmp_path: Path, name: str) -> None:
+    (tmp_path / "sessions").mkdir()
+    async with session("nvim-0.11", tmp_path, init_options={"trusted": False}) as own:
+        arg = {"uri": tmp_path.as_uri(), "task": "x", "text": "[MESSAGE]\nhi\n[/MESSAGE]\n"}
+        refused = await own.execute(command(name, **arg))
+        assert refused["status"] == "refused" and "not trusted" in refused["message"], refused
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sessions"]

@@ -3,6 +3,7 @@ arguments and answers are in docs/running.md, "The agent loop in the editor"), a
 (the "Undo last reply" lens).
 
 Every command answers a JSON object; a refusal answers ``{"status": "refused", "message"}`` and shows the message.
+In an untrusted workspace every one is refused.
 A preview is a ``workspace/applyEdit`` whose changes need the user's confirmation
 (:mod:`heredoc_lsp.lsp.run.preview_edit`); only when the client answers ``applied: true`` is the reply recorded
 and its commands run (after the same confirmation as "Apply reply"). Clients without change annotations get the
@@ -21,10 +22,11 @@ from typing import Any
 
 from lsprotocol import types
 
-from heredoc_lsp.executor.agent import HANDLED, AgentPaths, OutboxSettings, ReplyLedger, start_session
+from heredoc_lsp.executor.agent import AGENT_DIRS, HANDLED, AgentPaths, OutboxSettings, ReplyLedger, start_session
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.editor_loop import LoopRefused, agent_root, outbox_text, paste_reply
 from heredoc_lsp.executor.engine import RunRefused
+from heredoc_lsp.executor.files import Workspace
 from heredoc_lsp.executor.model import RunOptions
 from heredoc_lsp.executor.reply_preview import EditorApplied, ReplyPreview, preview_reply
 from heredoc_lsp.executor.script_run import load_config_for
@@ -71,6 +73,8 @@ class AgentCommands:
 
     async def execute(self, name: str, args: list[Any]) -> dict[str, Any]:
         try:
+            if not self.gate.trusted():
+                raise Refused(UNTRUSTED_MESSAGE)
             if name == NEW_SESSION:
                 return await self.new_session(args)
             if name == OUTBOX_TEXT:
@@ -101,8 +105,6 @@ class AgentCommands:
     async def new_session(self, args: list[Any]) -> dict[str, Any]:
         """``newSession {"uri", "task"}``: as ``heredoc-lsp agent new``; the first outbox is shown."""
         arg = _argument(NEW_SESSION, args, '{"uri": ..., "task": ...}')
-        if not self.gate.trusted():
-            raise Refused(UNTRUSTED_MESSAGE)
         task = arg.get("task")
         if not isinstance(task, str) or not trim(task.replace("\n", " ").replace("\r", " ")):
             raise Refused(f"heredoc-lsp: {NEW_SESSION} needs the task (the text the LLM is asked to do)")
@@ -156,8 +158,6 @@ class AgentCommands:
         """``previewReply {"uri"}``: the reply's file changes as an edit to confirm; on ``applied: true`` the reply
         is recorded and its commands run (after the run confirmation)."""
         arg = _argument(PREVIEW_REPLY, args, '{"uri": ...}')
-        if not self.gate.trusted():
-            raise Refused(UNTRUSTED_MESSAGE)
         doc = self.server.documents.get(str(arg.get("uri", "")))
         snap = self.server.analyses.get(doc.uri) if doc is not None else None
         if doc is None or snap is None or snap.language is not Language.INBOX or not doc.path:
@@ -198,8 +198,8 @@ class AgentCommands:
             try:
                 answer = await asyncio.shield(
                     self.server.workspace_apply_edit_async(
-                        # A refactoring: VS Code saves the files it changes (files.refactoring.autoSave, on by
-                        # default), and the server checks them on disk.
+                        # A refactoring (VS Code may save what it changes); the client saves the files of an
+                        # accepted preview before it answers, and the server checks them on disk.
                         types.ApplyWorkspaceEditParams(
                             edit=edit,
                             label=f"Apply reply {name}",
@@ -221,7 +221,11 @@ class AgentCommands:
         self, uri: str, snap: Snapshot, root: Path, name: str, preview: ReplyPreview, listed: dict[str, Any]
     ) -> dict[str, Any]:
         """The files are applied: ask to run the commands, then apply the rest of the reply (ledger, commands,
-        session and next outbox) through the run of the whole reply."""
+        session and next outbox) through the run of the whole reply. ``files`` get their ``status`` on disk."""
+        editor = EditorApplied(preview)
+        ws = Workspace(root, protected=AGENT_DIRS)
+        statuses = await asyncio.to_thread(lambda: [editor.status(ws, f) for f in preview.files])
+        listed = {**listed, "files": [{**f, "status": s} for f, s in zip(listed["files"], statuses, strict=True)]}
         run = True
         if preview.commands:
             n = len(preview.commands)

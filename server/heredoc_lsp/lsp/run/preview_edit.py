@@ -2,7 +2,7 @@
 reply").
 
 One entry of ``documentChanges`` per file operation (CreateFile then the created file's text, a TextDocumentEdit
-replacing an edited file's whole text, DeleteFile), every one carrying the annotation of its file: a
+replacing the lines of an edited file that change, DeleteFile), every one carrying the annotation of its file: a
 ``ChangeAnnotation`` with ``needsConfirmation`` (label: the blocks and the file, description: what they do), so
 VS Code shows its preview with a checkbox per file. Pure given the open documents.
 """
@@ -17,6 +17,7 @@ from pygls.workspace import PositionCodec
 
 from heredoc_lsp.executor.reply_preview import FileChange, ReplyPreview
 from heredoc_lsp.lsp.documents import split_with_endings
+from heredoc_lsp.syntax.text import split_lines_keepends
 
 #: The version a TextDocumentEdit names for a file that is not open in the editor.
 NOT_OPEN = None
@@ -34,6 +35,21 @@ def end_position(codec: PositionCodec, text: str) -> types.Position:
     if endings[-1]:
         return types.Position(line=len(lines), character=0)
     return types.Position(line=len(lines) - 1, character=codec.client_num_units(lines[-1]))
+
+
+def changed_lines(codec: PositionCodec, before: str, after: str) -> tuple[types.Range, str]:
+    """The range of ``before`` that differs from ``after`` in whole lines (their common first and last lines left
+    out) and the text that replaces it."""
+    old, new = split_lines_keepends(before), split_lines_keepends(after)
+    first = 0
+    while first < min(len(old), len(new)) and old[first] == new[first]:
+        first += 1
+    last = 0
+    while last < min(len(old), len(new)) - first and old[-1 - last] == new[-1 - last]:
+        last += 1
+    start = types.Position(line=first, character=0)
+    end = types.Position(line=len(old) - last, character=0) if last else end_position(codec, before)
+    return types.Range(start=start, end=end), "".join(new[first : len(new) - last])
 
 
 def annotation_id(k: int) -> str:
@@ -73,11 +89,11 @@ def preview_edit(
             continue
         if change.before is None and not change.after:
             continue  # an empty new file: CreateFile alone
-        whole = types.Range(start=types.Position(line=0, character=0), end=end_position(codec, before))
+        span, text = changed_lines(codec, before, change.after)
         changes.append(
             types.TextDocumentEdit(
                 text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-                edits=[types.AnnotatedTextEdit(range=whole, new_text=change.after, annotation_id=key)],
+                edits=[types.AnnotatedTextEdit(range=span, new_text=text, annotation_id=key)],
             )
         )
     return types.WorkspaceEdit(document_changes=changes, change_annotations=annotations)
