@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace import PositionCodec
 
@@ -51,3 +55,28 @@ def test_the_end_of_a_text_is_in_the_clients_units() -> None:
     assert end_position(PositionCodec(types.PositionEncodingKind.Utf8), "😀é") == types.Position(line=0, character=6)
     assert end_position(CODEC, "a\r\n") == types.Position(line=1, character=0)
     assert end_position(CODEC, "") == types.Position(line=0, character=0)
+
+
+def offset(text: str, position: types.Position) -> int:
+    """Oracle: the offset of an LSP position (lines end at \\r\\n, \\n or \\r; characters in UTF-16 units)."""
+    starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+    assert position.line < len(starts), position
+    i, units = starts[position.line], 0
+    while units < position.character:
+        assert i < len(text) and text[i] not in "\r\n", position  # inside the line
+        units += 2 if ord(text[i]) > 0xFFFF else 1
+        i += 1
+    return i
+
+
+TEXTS = st.text(alphabet="ab\r\n😀", max_size=30)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXTS, TEXTS)
+def test_applying_the_edit_gives_the_new_text(before: str, after: str) -> None:
+    span, new = changed_lines(CODEC, before, after)
+    a, b = offset(before, span.start), offset(before, span.end)
+    assert a <= b
+    assert before[:a] + new + before[b:] == after
+    assert span.start.character == 0  # whole lines from the first that changes

@@ -17,7 +17,6 @@ from pygls.workspace import PositionCodec
 
 from heredoc_lsp.executor.reply_preview import FileChange, ReplyPreview
 from heredoc_lsp.lsp.documents import split_with_endings
-from heredoc_lsp.syntax.text import split_lines_keepends
 
 #: The version a TextDocumentEdit names for a file that is not open in the editor.
 NOT_OPEN = None
@@ -37,19 +36,72 @@ def end_position(codec: PositionCodec, text: str) -> types.Position:
     return types.Position(line=len(lines) - 1, character=codec.client_num_units(lines[-1]))
 
 
+def _common_prefix(a: str, b: str) -> int:
+    """The length of the longest common prefix of ``a`` and ``b`` (slices compared in C: fast on big files)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """The length of the longest common suffix of ``a`` and ``b``, at most ``limit``."""
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _is_line_start(text: str, i: int) -> bool:
+    """Offset ``i`` starts a line (LSP line model: after ``\n``, ``\r\n`` or a lone ``\r``; never inside ``\r\n``)."""
+    if i == 0:
+        return True
+    if text[i - 1] == "\n":
+        return True
+    return text[i - 1] == "\r" and (i == len(text) or text[i] != "\n")
+
+
+def _line_start_before(text: str, i: int) -> int:
+    """The start of the line holding offset ``i``."""
+    if i > 0 and text[i - 1] == "\r" and i < len(text) and text[i] == "\n":
+        i -= 1  # inside a \r\n: its line starts before the \r
+    return max(text.rfind("\n", 0, i), text.rfind("\r", 0, i)) + 1
+
+
+def _line_start_after(text: str, i: int) -> int:
+    """The first line start at or after offset ``i`` (the end of the text when there is none)."""
+    if _is_line_start(text, i):
+        return i
+    cuts = [k for k in (text.find("\n", i), text.find("\r", i)) if k >= 0]
+    if not cuts:
+        return len(text)
+    k = min(cuts)
+    return k + 2 if text.startswith("\r\n", k) else k + 1
+
+
+def _position(codec: PositionCodec, text: str, i: int) -> types.Position:
+    """Offset ``i`` of ``text`` (a line start, or the end of the text) as an LSP position."""
+    line = text.count("\n", 0, i) + text.count("\r", 0, i) - text.count("\r\n", 0, i)
+    start = _line_start_before(text, i)
+    return types.Position(line=line, character=codec.client_num_units(text[start:i]) if start < i else 0)
+
+
 def changed_lines(codec: PositionCodec, before: str, after: str) -> tuple[types.Range, str]:
     """The range of ``before`` that differs from ``after`` in whole lines (their common first and last lines left
     out) and the text that replaces it."""
-    old, new = split_lines_keepends(before), split_lines_keepends(after)
-    first = 0
-    while first < min(len(old), len(new)) and old[first] == new[first]:
-        first += 1
-    last = 0
-    while last < min(len(old), len(new)) - first and old[-1 - last] == new[-1 - last]:
-        last += 1
-    start = types.Position(line=first, character=0)
-    end = types.Position(line=len(old) - last, character=0) if last else end_position(codec, before)
-    return types.Range(start=start, end=end), "".join(new[first : len(new) - last])
+    first = _line_start_before(before, _common_prefix(before, after))
+    tail = _common_suffix(before, after, min(len(before), len(after)) - first)
+    end = _line_start_after(before, len(before) - tail)
+    stop = len(after) - (len(before) - end)
+    return types.Range(start=_position(codec, before, first), end=_position(codec, before, end)), after[first:stop]
 
 
 def annotation_id(k: int) -> str:
