@@ -26,7 +26,7 @@ import asyncio
 import itertools
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Union
@@ -38,6 +38,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES
 
 from heredoc_lsp.lsp.documents import split_with_endings, uri_to_path
+from heredoc_lsp.lsp.work import WORK_COUNTS
 
 SERVER_COMMAND = [sys.executable, "-m", "heredoc_lsp", "lsp"]
 PROFILES: dict[str, str] = {
@@ -243,6 +244,12 @@ class RecordingClient(LanguageClient):
         contents = found.contents
         assert isinstance(contents, types.MarkupContent)
         return contents.value
+
+    async def work_counts(self) -> dict[str, int]:
+        """The server's work counters (``heredoc-lsp/workCounts``, server/heredoc_lsp/lsp/work.py)."""
+        result = await self.protocol.send_request_async(WORK_COUNTS, None)
+        items = result.items() if isinstance(result, Mapping) else result._asdict().items()  # or a named tuple
+        return {str(k): int(v) for k, v in items}
 
     # -- waiting -----------------------------------------------------------------------------------------------
     async def wait_for(self, predicate: Callable[[], Any], timeout: float = TIMEOUT) -> Any:

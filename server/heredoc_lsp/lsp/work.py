@@ -15,5 +15,6 @@ WORK_COUNTS = "heredoc-lsp/workCounts"
 # Keys: "lines_scanned" (the .cli re-parse after an edit), "full_parses", "diagnostics" (converted to LSP),
 # "symbols", "folds", "run_targets", "lenses" (targets whose lenses were built), "tokens" (semantic tokens encoded),
 # "yields" (a big build gave the event loop a turn between two slices: lsp/splice.py in_slices); the request adds
-# "bodies_checked" (heredoc bodies parsed in their own language: analysis/bodies.py, cache misses only).
+# "bodies_checked" (heredoc bodies parsed in their own language: analysis/bodies.py, cache misses only),
+# "ledger_reads" and "reply_keys" (the reply ledger read, a reply's content key computed: lsp/run/agent.py).
 WORK: Counter[str] = Counter()

@@ -186,6 +186,15 @@ async def test_session_copy_paste_preview_apply_undo(client: RecordingClient) ->
     assert again["status"] == "refused"
     assert f"the same reply as {reply.name}, which was applied at " in again["message"]
     undo = await client.lens(uri, 0, "↶ Undo last reply")
+    # Asking for the lenses again reads the ledger and hashes the reply only when one of them changed.
+    before = await client.work_counts()
+    for _ in range(5):
+        assert (0, "↶ Undo last reply") in await client.lens_titles(uri)
+    after = await client.work_counts()
+    assert (after.get("ledger_reads", 0), after.get("reply_keys", 0)) == (
+        before.get("ledger_reads", 0),
+        before.get("reply_keys", 0),
+    )
     undone = await client.execute(undo.command)
     assert undone["status"] == "undone", undone
     assert (sorted(undone["restored"]), undone["removed"]) == (["notes.txt", "old.txt"], ["src/a.py"])

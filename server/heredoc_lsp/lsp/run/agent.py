@@ -38,6 +38,7 @@ from heredoc_lsp.lsp.run.commands import Refused, RunCommands
 from heredoc_lsp.lsp.run.execute import document_text
 from heredoc_lsp.lsp.run.gate import UNTRUSTED_MESSAGE
 from heredoc_lsp.lsp.run.preview_edit import PreviewConflict, preview_edit
+from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.syntax.reply_shape import reply_key
 from heredoc_lsp.syntax.text import trim
 
@@ -287,12 +288,14 @@ class AppliedReplies:
         known = self._ledgers.get(paths.ledger)
         if known is None or known[0] != stamp:
             keys: frozenset[str] = frozenset()
+            WORK["ledger_reads"] += 1
             with contextlib.suppress(Exception):
                 keys = frozenset(r.content for r in ReplyLedger(paths).records() if r.state in HANDLED and r.content)
             known = (stamp, keys)
             self._ledgers[paths.ledger] = known
         cached = self._keys.get(snap.uri)
         if cached is None or cached[0] != snap.version:
+            WORK["reply_keys"] += 1
             cached = (snap.version, reply_key(document_text(snap.lines, snap.analysis.newline)))
             self._keys[snap.uri] = cached
         return cached[1] in known[1]
