@@ -68,10 +68,14 @@ local function notify(message, level)
 end
 
 local function heredoc_clients()
-  if vim.lsp.get_clients then
-    return vim.lsp.get_clients({ name = 'heredoc_lsp' })
+  local all = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+  local list = {}
+  for _, c in pairs(all) do -- by hand: 0.7 has no filter
+    if c.name == 'heredoc_lsp' then
+      table.insert(list, c)
+    end
   end
-  return vim.lsp.get_active_clients({ name = 'heredoc_lsp' })
+  return list
 end
 
 --- The heredoc-lsp client for `buf` (one attached to it, else any running one; on 0.11+ one is started for the
