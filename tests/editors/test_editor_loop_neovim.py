@@ -12,7 +12,7 @@ from editors_harness import NVIM_012, REPO, run_nvim, snippet
 # The plugin on 'runtimepath' with its one setup line (docs/neovim/README.md) and the run keys of docs/running.md.
 CONFIG = (
     f"vim.opt.rtp:prepend([==[{REPO}]==])\n"
-    + snippet("nvim-loop", doc="neovim/README.md", marker="neovim-test")
+    + snippet("nvim-loop", doc="neovim/README.md", marker="running-test")
     + "\n"
     + snippet("nvim-0.12", doc="running.md", marker="running-test")
 )
