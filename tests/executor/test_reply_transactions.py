@@ -81,6 +81,17 @@ async def test_the_same_reply_under_another_name_is_refused(root: Path) -> None:
     assert not [e for e in rec.events if e.type == "run.question"]  # refused before any question
 
 
+async def test_the_same_reply_is_refused_in_a_plain_workspace_too(tmp_path: Path) -> None:
+    """Not only an agent root: every workspace a reply is applied to keeps the ledger (beside its undo records)."""
+    (tmp_path / "b.txt").write_text("one\ntwo\nthree\n")
+    outcomes = []
+    for name in ("reply1.txt", "reply2.txt"):
+        (tmp_path / name).write_text(EDIT)
+        outcomes.append(await apply_reply(tmp_path / name, options=OPTS, config=DEFAULT_CONFIG, sink=Recorder()))
+    assert [o.exit_code for o in outcomes] == [0, 2]
+    assert (tmp_path / "b.txt").read_text() == "one\nTWO\nextra\nthree\n"  # not 'extra' twice
+
+
 async def test_again_applies_it_on_purpose(root: Path) -> None:
     await apply(root, "reply1.txt", EDIT)
     out, _ = await apply(root, "reply2.txt", EDIT, again=True)

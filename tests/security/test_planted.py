@@ -28,7 +28,8 @@ def test_a_command_cannot_plant_a_repository_or_editor_settings_anywhere(workspa
     reply = workspace / "r.inbox"
     reply.write_text("".join(f"[RUN_COMMAND]\n{c}\n[/RUN_COMMAND]\n" for c in PLANTING))
     for attempt in range(2):  # twice: the masks of the first run leave nothing behind that the second trips on
-        done = run_cli("apply", str(reply), "--yes", "--sandbox", "bwrap")
+        again = ["--again"] if attempt else []  # the same reply on purpose (applied once by content otherwise)
+        done = run_cli("apply", str(reply), "--yes", "--sandbox", "bwrap", *again)
         assert "Traceback" not in done.stderr, done.stderr
         found = sorted(
             os.path.relpath(os.path.join(folder, name), workspace)

@@ -110,5 +110,6 @@ def test_apply_fails_a_run_command_or_path_with_hidden_characters(workspace: Pat
     )
     result = run_cli("apply", "-y", "--sandbox", "none", "r.inbox")
     assert (workspace / "victim").is_dir(), "the hidden command ran"
-    assert sorted(p.name for p in workspace.iterdir()) == ["r.inbox", "victim"]
+    # (.heredoc-lsp/ holds the ledger of applied replies)
+    assert sorted(p.name for p in workspace.iterdir()) == [".heredoc-lsp", "r.inbox", "victim"]
     assert result.stdout.count("[FAILED]") == 3, result.stdout

@@ -43,7 +43,7 @@ def add_parser(subparsers: Any) -> None:
         "the config file's folder, else the reply's folder). With an active session, write the next outbox. "
         "Exit 0 when every block succeeded, 1 when any block failed (or the run failed), 2 on usage errors and "
         "refusals (a file with no commands, a prompt pasted back, a reply that looks cut off, a reply applied "
-        "before: the ledger .heredoc-lsp/replies.json of an agent root), 130 when cancelled. What the reply "
+        "before: the ledger .heredoc-lsp/replies.json of the workspace), 130 when cancelled. What the reply "
         "changes is kept for 'heredoc-lsp undo'.",
     )
     p.add_argument("reply", nargs="?", metavar="REPLY", help="the reply file (JSON mode: may come in run.start)")

@@ -228,7 +228,7 @@ async def apply_reply(
         ledger: ReplyLedger | None = None
         digest = ""
         key = reply_key(source)
-        if paths.is_agent_root() and (session is not False or text is None):
+        if session is not False or text is None:  # every workspace apply writes to keeps its ledger
             ledger = ReplyLedger(paths)
             digest = content_digest(source.encode("utf-8", "surrogateescape"))
             try:
