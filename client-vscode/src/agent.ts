@@ -69,7 +69,7 @@ export function fileName(uri: string): string {
   }
 }
 
-const COPY_BUTTON = 'Copy outbox';
+const COPY_OUTBOX_HINT = `${AGENT_CATEGORY}: ${AGENT_COMMANDS.copyOutbox.title}`;
 
 /** "Heredoc: New agent session": the task from an input box -> newSession; the server writes and opens the outbox. */
 export async function newSession(deps: AgentDeps): Promise<ServerAnswer | undefined> {
@@ -84,10 +84,8 @@ export async function newSession(deps: AgentDeps): Promise<ServerAnswer | undefi
   }
   const result = answer(await deps.execute(SERVER_NEW_SESSION, { uri, task }));
   if (result.status === 'started') {
-    const outbox = typeof result.outbox === 'string' ? fileName(result.outbox) : 'the outbox';
-    void deps
-      .info(`Agent session ${String(result.session)} started: ${outbox} is the prompt for the LLM.`, COPY_BUTTON)
-      .then((choice) => (choice === COPY_BUTTON ? copyOutbox(deps) : undefined));
+    // The server has said that the session started (and opened the outbox): only the next step here.
+    deps.status(`Session ${String(result.session)}: next, ${COPY_OUTBOX_HINT}`);
   }
   return result;
 }

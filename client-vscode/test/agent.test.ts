@@ -31,7 +31,6 @@ class Editor implements AgentDeps {
   infos: string[] = [];
   warnings: string[] = [];
   statuses: string[] = [];
-  buttonChoice: string | undefined;
   constructor(
     readonly answers: Record<string, unknown> = {},
     public folder: string | undefined = FOLDER,
@@ -61,7 +60,7 @@ class Editor implements AgentDeps {
   }
   info(message: string, ...buttons: string[]) {
     this.infos.push(buttons.length ? `${message} [${buttons.join('|')}]` : message);
-    return Promise.resolve(this.buttonChoice);
+    return Promise.resolve(undefined);
   }
   warn(message: string) {
     this.warnings.push(message);
@@ -85,21 +84,20 @@ describe('the agent commands in the manifest', () => {
 });
 
 describe('New agent session', () => {
-  it('sends the task and the workspace, and offers to copy the outbox', async () => {
+  it('sends the task and the workspace, and says what comes next', async () => {
     const editor = new Editor({
       'heredoc-lsp.newSession': { status: 'started', session: '5f3a9c1e', outbox: OUTBOX, chars: 120 },
-      'heredoc-lsp.outboxText': { status: 'ok', outbox: OUTBOX, text: 'prompt', chars: 6, lines: 1 },
     });
-    editor.buttonChoice = 'Copy outbox';
     const result = await newSession(editor);
     assert.equal(result?.status, 'started');
     assert.deepEqual(editor.prompts, [TASK_PROMPT]);
-    assert.deepEqual(editor.calls[0], ['heredoc-lsp.newSession', { uri: FOLDER, task: 'add a flag' }]);
-    assert.deepEqual(editor.infos[0], 'Agent session 5f3a9c1e started: 5f3a9c1e_seq0001.txt is the prompt for the LLM. [Copy outbox]');
-    await new Promise((r) => setImmediate(r));
-    // The button copies the outbox.
-    assert.deepEqual(editor.calls[1], ['heredoc-lsp.outboxText', { uri: FOLDER }]);
-    assert.equal(editor.clipboard, 'prompt');
+    assert.deepEqual(editor.calls, [['heredoc-lsp.newSession', { uri: FOLDER, task: 'add a flag' }]]);
+    assert.deepEqual(editor.statuses, ['Session 5f3a9c1e: next, Heredoc: Copy outbox for the LLM']);
+    // The server shows the outbox and says the session started; a refusal is the server's to show too.
+    assert.deepEqual([editor.infos, editor.warnings], [[], []]);
+    const refused = new Editor({ 'heredoc-lsp.newSession': REFUSED });
+    assert.deepEqual(await newSession(refused), REFUSED);
+    assert.deepEqual([refused.infos, refused.warnings, refused.statuses], [[], [], []]);
   });
 
   it('asks the server nothing when the input box is dismissed or empty, or no folder is open', async () => {
