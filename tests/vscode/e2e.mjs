@@ -59,9 +59,10 @@ const AGENT_REPLY =
   '[CREATE_FILE path="notes/plan.md"]\n# Plan\n\n- add the flag\n[/CREATE_FILE]\n' +
   '[CREATE_FILE path="src/flag.py"]\nVERBOSE = False\n[/CREATE_FILE]\n' +
   '[EDIT_FILE path="todo.txt" start_line="2" end_line="2"]\nwrite the flag (done)\n[/EDIT_FILE]\n';
+// CREATE_FILE writes its body exactly, without a final newline (docs/formats.md).
 const AGENT_FILES = {
-  'notes/plan.md': '# Plan\n\n- add the flag\n',
-  'src/flag.py': 'VERBOSE = False\n',
+  'notes/plan.md': '# Plan\n\n- add the flag',
+  'src/flag.py': 'VERBOSE = False',
   'todo.txt': 'plan\nwrite the flag (done)\ntest it\n',
 };
 
@@ -359,6 +360,9 @@ async function agentLoop(run, page, workspace) {
     write: (text) => page.evaluate((t) => navigator.clipboard.writeText(t), text),
   };
   const toast = (text) => page.locator('.notification-toast', { hasText: text }).first();
+  // The extension is loaded once its status item shows for a .cli file (when this check runs first, too).
+  await openFile(page, 'run.cli');
+  await page.locator('.statusbar-item', { hasText: 'heredoc-lsp' }).locator('.codicon-check').first().waitFor({ timeout: 30000 });
   await runCommand(page, 'View: Close All Editors');
   await runCommand(page, 'Notifications: Clear All Notifications');
 
@@ -403,32 +407,52 @@ async function agentLoop(run, page, workspace) {
   await page.locator(`.tab.active[aria-label*="${reply}"]`).first().waitFor({ timeout: 15000 });
   await page.locator('.statusbar-item', { hasText: 'Agent Inbox' }).first().waitFor({ timeout: 10000 });
 
-  // Preview reply: VS Code's refactoring preview, one checked box per file, nothing written yet.
+  // Preview reply: VS Code's Refactor Preview with a checkbox per file. Changes that need confirmation start
+  // unchecked (VS Code's rule): nothing is written until the user ticks files and presses Apply.
+  await runCommand(page, 'Notifications: Clear All Notifications');
   await runCommand(page, 'Heredoc: Preview reply');
   await page.locator('.bulk-edit-panel').first().waitFor({ timeout: 30000 });
-  const rows = await waitFor(async () => {
-    const r = await page.evaluate(() =>
+  const names = Object.keys(AGENT_FILES).map((f) => path.basename(f));
+  const previewRows = () =>
+    page.evaluate(() =>
       [...document.querySelectorAll('.bulk-edit-panel .monaco-list-row')].map((row) => ({
         text: row.textContent.replace(/\u00a0/g, ' '),
+        level: row.getAttribute('aria-level'),
         checked: row.querySelector('input.edit-checkbox')?.checked ?? null,
       })),
     );
-    const names = Object.keys(AGENT_FILES).map((f) => path.basename(f));
-    return names.every((n) => r.some((x) => x.text.includes(n) && x.checked === true)) ? r : undefined;
-  }, 'a checked row per file in the refactoring preview', 20000);
+  const fileRows = (rows) => names.map((n) => rows.find((x) => x.level === '1' && x.text.includes(n)));
+  const offered = await waitFor(async () => {
+    const rows = await previewRows();
+    return fileRows(rows).every((r) => r && r.checked !== null) ? rows : undefined;
+  }, 'a row with a checkbox per file in the Refactor Preview', 20000);
   const written = Object.keys(AGENT_FILES).filter((f) => f !== 'todo.txt' && fs.existsSync(path.join(workspace, f)));
   if (written.length || fs.readFileSync(path.join(workspace, 'todo.txt'), 'utf8') !== TODO_TEXT) {
     throw new Error(`the preview wrote files before Apply: ${JSON.stringify(written)}`);
   }
+  for (const name of names) {
+    const row = page.locator('.bulk-edit-panel .monaco-list-row[aria-level="1"]', { hasText: name }).first();
+    if (!(await row.locator('input.edit-checkbox').isChecked())) {
+      await row.locator('input.edit-checkbox').click();
+    }
+  }
+  const ticked = await waitFor(async () => {
+    const rows = await previewRows();
+    return fileRows(rows).every((r) => r?.checked === true) ? rows : undefined;
+  }, 'every file ticked', 10000);
   await sleep(500);
   await run.shot('agent-preview');
 
   // Apply: the files on disk (saved, not only in editor buffers), then the next outbox opens.
   await page.locator('.bulk-edit-panel .monaco-button', { hasText: /^Apply$/ }).first().click();
-  await waitFor(
-    () => Object.entries(AGENT_FILES).every(([f, text]) => fs.existsSync(path.join(workspace, f)) && fs.readFileSync(path.join(workspace, f), 'utf8') === text),
-    'the reply\'s files on disk',
-    30000,
+  const onDisk = () =>
+    Object.fromEntries(
+      Object.keys(AGENT_FILES).map((f) => [f, fs.existsSync(path.join(workspace, f)) ? fs.readFileSync(path.join(workspace, f), 'utf8') : null]),
+    );
+  await waitFor(() => JSON.stringify(onDisk()) === JSON.stringify(AGENT_FILES), "the reply's files on disk", 30000).catch(
+    (err) => {
+      throw new Error(`${err.message}: ${JSON.stringify(onDisk())}, expected ${JSON.stringify(AGENT_FILES)}`);
+    },
   );
   const second = `${session}_seq0002.txt`;
   await page.locator(`.tab.active[aria-label*="${second}"]`).first().waitFor({ timeout: 30000 });
@@ -439,17 +463,18 @@ async function agentLoop(run, page, workspace) {
   await toast(`Copied ${second} for the LLM`).waitFor({ timeout: 15000 });
   const treeBefore = listTree(workspace);
   await runCommand(page, 'Heredoc: Paste reply');
-  const refusal = toast(/prompt/i);
+  const refusal = toast('the pasted text is not a reply');
   await refusal.waitFor({ timeout: 15000 });
-  const refusedText = ((await refusal.textContent()) ?? '').trim();
+  const refusedText = ((await refusal.locator('.notification-list-item-message').textContent()) ?? '').trim();
   await sleep(1000);
   const treeAfter = listTree(workspace);
   if (JSON.stringify(treeAfter) !== JSON.stringify(treeBefore)) {
     throw new Error(`the refused paste wrote ${JSON.stringify(treeAfter.filter((f) => !treeBefore.includes(f)))}`);
   }
   return (
-    `session ${session}: ${first} copied (${copied.length} chars), ${reply} pasted, preview rows ` +
-    `${JSON.stringify(rows.map((r) => `${r.checked ? '☑' : '☐'} ${r.text.trim()}`))}, applied, ${second} opened; ` +
+    `session ${session}: ${first} copied (${copied.length} chars), ${reply} pasted, preview rows offered ` +
+    `${JSON.stringify(fileRows(offered).map((r) => `${r.checked ? '☑' : '☐'} ${r.text.trim()}`))}, ticked ` +
+    `${JSON.stringify(fileRows(ticked).map((r) => `${r.checked ? '☑' : '☐'} ${r.text.trim()}`))}, applied, ${second} opened; ` +
     `the outbox pasted back: "${refusedText}"`
   );
 }
