@@ -19,7 +19,7 @@
 //                Copy outbox puts exactly its text on the browser's clipboard, Paste reply writes the clipboard into
 //                inbox/ and opens it, Preview reply shows VS Code's refactoring preview with a checked box per file,
 //                Apply writes them and opens the next outbox; the outbox pasted back as a reply is refused, nothing
-//                written
+//                written; Undo last reply (from the outbox) removes the new files and restores the edited one
 //   restricted-mode  a second code-server with workspace trust on opens an untrusted copy of the workspace:
 //                Restricted Mode, the squiggle still shows, the status item shows a shield, and no run lens appears
 // --checks runs only the named checks (the set-up always runs). Each check is independent (a failure is recorded and the next check runs), takes a screenshot into the
@@ -471,11 +471,17 @@ async function agentLoop(run, page, workspace) {
   if (JSON.stringify(treeAfter) !== JSON.stringify(treeBefore)) {
     throw new Error(`the refused paste wrote ${JSON.stringify(treeAfter.filter((f) => !treeBefore.includes(f)))}`);
   }
+  // Undo last reply, from the outbox that followed it: the new files go, todo.txt is back, byte for byte.
+  await runCommand(page, 'Heredoc: Undo last reply');
+  const undone = { 'notes/plan.md': null, 'src/flag.py': null, 'todo.txt': TODO_TEXT };
+  await waitFor(() => JSON.stringify(onDisk()) === JSON.stringify(undone), 'the undo on disk', 20000).catch((err) => {
+    throw new Error(`${err.message}: ${JSON.stringify(onDisk())}, expected ${JSON.stringify(undone)}`);
+  });
   return (
     `session ${session}: ${first} copied (${copied.length} chars), ${reply} pasted, preview rows offered ` +
     `${JSON.stringify(fileRows(offered).map((r) => `${r.checked ? '☑' : '☐'} ${r.text.trim()}`))}, ticked ` +
     `${JSON.stringify(fileRows(ticked).map((r) => `${r.checked ? '☑' : '☐'} ${r.text.trim()}`))}, applied, ${second} opened; ` +
-    `the outbox pasted back: "${refusedText}"`
+    `the outbox pasted back: "${refusedText}"; Undo last reply restored the files`
   );
 }
 

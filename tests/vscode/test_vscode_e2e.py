@@ -18,7 +18,8 @@ and checks, each as its own test below:
   agent session" opens the first outbox, "Copy outbox for the LLM" puts exactly its text on the browser's clipboard,
   "Paste reply" writes the clipboard into ``inbox/`` and opens it, "Preview reply" shows VS Code's refactoring preview
   with a checked box per file and writes nothing, Apply writes the files to disk and opens the next outbox; the outbox
-  pasted back as the reply is refused and nothing is written;
+  pasted back as the reply is refused and nothing is written; "Undo last reply" from the outbox removes the new files
+  and restores the edited one;
 - ``restricted-mode``: a second code-server with workspace trust on opens an untrusted folder: Restricted Mode,
   diagnostics still shown, the status bar item shows the shield, and no run lens is offered.
 
