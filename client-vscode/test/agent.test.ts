@@ -15,9 +15,15 @@ import {
   newSession,
   pasteReply,
   previewReply,
+  SERVER_NEW_SESSION,
+  SERVER_OUTBOX_TEXT,
+  SERVER_PASTE_REPLY,
+  SERVER_PREVIEW_REPLY,
+  SERVER_UNDO_REPLY,
   TASK_PROMPT,
   undoReply,
 } from '../src/agent';
+import { executeCommandGate, UNTRUSTED_RUN_MESSAGE } from '../src/trust';
 
 const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
 const FOLDER = 'file:///w';
@@ -177,6 +183,19 @@ describe('Preview reply and Undo last reply', () => {
       ['heredoc-lsp.undoReply', { uri: OUTBOX }],
       ['heredoc-lsp.undoReply', { uri: FOLDER }],
     ]);
+  });
+});
+
+describe('Restricted Mode', () => {
+  it('refuses every agent command before it reaches the server', () => {
+    for (const command of [SERVER_NEW_SESSION, SERVER_OUTBOX_TEXT, SERVER_PASTE_REPLY, SERVER_PREVIEW_REPLY, SERVER_UNDO_REPLY]) {
+      const warnings: string[] = [];
+      const sent: string[] = [];
+      const gate = executeCommandGate({ isTrusted: () => false, warn: (m) => warnings.push(m) });
+      const result = gate(command, [{ uri: FOLDER, text: 'x' }], (c) => sent.push(c));
+      assert.deepEqual(result, { status: 'refused', message: UNTRUSTED_RUN_MESSAGE }, command);
+      assert.deepEqual([warnings, sent], [[UNTRUSTED_RUN_MESSAGE], []]);
+    }
   });
 });
 
