@@ -141,9 +141,10 @@ export async function previewReply(deps: AgentDeps): Promise<ServerAnswer | unde
   return result;
 }
 
-/** "Heredoc: Undo last reply": undoReply; the server restores the files and shows them. */
+/** "Heredoc: Undo last reply": undoReply on the agent workspace of the active file (the reply, or the outbox that
+ * followed it) or of the folder; the server restores the files and shows them. */
 export async function undoReply(deps: AgentDeps): Promise<ServerAnswer | undefined> {
-  const uri = deps.activeUri() ?? deps.sessionUri();
+  const uri = deps.sessionUri();
   if (uri === undefined) {
     deps.warn(NO_FOLDER_MESSAGE);
     return undefined;

@@ -173,16 +173,19 @@ describe('Preview reply and Undo last reply', () => {
     assert.deepEqual(none.calls, []);
   });
 
-  it('undo names the active document, else the workspace folder', async () => {
+  it('undo names the active file in the workspace (the reply or the next outbox), else the folder', async () => {
     const editor = new Editor({ 'heredoc-lsp.undoReply': { status: 'undone' } });
-    editor.active = OUTBOX;
+    editor.folder = OUTBOX;
     assert.equal((await undoReply(editor))?.status, 'undone');
-    editor.active = undefined;
+    editor.folder = FOLDER;
     await undoReply(editor);
+    editor.folder = undefined;
+    assert.equal(await undoReply(editor), undefined);
     assert.deepEqual(editor.calls, [
       ['heredoc-lsp.undoReply', { uri: OUTBOX }],
       ['heredoc-lsp.undoReply', { uri: FOLDER }],
     ]);
+    assert.deepEqual(editor.warnings, [NO_FOLDER_MESSAGE]);
   });
 });
 
