@@ -364,6 +364,12 @@ async function agentLoop(run, page, workspace) {
   await openFile(page, 'run.cli');
   await page.locator('.statusbar-item', { hasText: 'heredoc-lsp' }).locator('.codicon-check').first().waitFor({ timeout: 30000 });
   await runCommand(page, 'View: Close All Editors');
+  // An earlier check's unsaved edit (lints' quick fix) asks before closing: its file is not this check's business.
+  const dontSave = page.locator('.monaco-dialog-box .monaco-button', { hasText: "Don't Save" });
+  if (await dontSave.first().waitFor({ timeout: 2000 }).then(() => true, () => false)) {
+    await dontSave.first().click();
+  }
+  await waitFor(async () => (await page.locator('.tab').count()) === 0, 'every editor closed', 10000);
   await runCommand(page, 'Notifications: Clear All Notifications');
 
   // New agent session: the task in an input box; the server writes the first outbox and opens it.
