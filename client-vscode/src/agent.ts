@@ -41,8 +41,8 @@ export interface AgentDeps {
   askTask(prompt: string): Promise<string | undefined>;
   readClipboard(): Promise<string>;
   writeClipboard(text: string): Promise<void>;
-  /** An information message; resolves with the button chosen, if any (it may never resolve: do not await it). */
-  info(message: string, ...buttons: string[]): PromiseLike<string | undefined>;
+  /** An information message (a notification). */
+  info(message: string): void;
   warn(message: string): void;
   /** A short-lived status bar message. */
   status(message: string): void;
@@ -106,7 +106,7 @@ export async function copyOutbox(deps: AgentDeps): Promise<ServerAnswer | undefi
   const name = typeof result.outbox === 'string' ? fileName(result.outbox) : 'the outbox';
   const message = `Copied ${name} for the LLM (${chars} characters)`;
   deps.status(message);
-  void deps.info(message);
+  deps.info(message);
   return result;
 }
 

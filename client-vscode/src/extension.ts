@@ -84,7 +84,7 @@ function agentDeps(server: ServerManager): AgentDeps {
       }),
     readClipboard: async () => vscode.env.clipboard.readText(),
     writeClipboard: async (text) => vscode.env.clipboard.writeText(text),
-    info: (message, ...buttons) => vscode.window.showInformationMessage(message, ...buttons),
+    info: (message) => void vscode.window.showInformationMessage(message),
     warn: (message) => void vscode.window.showWarningMessage(message),
     status: (message) => {
       vscode.window.setStatusBarMessage(message, 10000);

@@ -64,9 +64,8 @@ class Editor implements AgentDeps {
   async writeClipboard(text: string) {
     this.clipboard = text;
   }
-  info(message: string, ...buttons: string[]) {
-    this.infos.push(buttons.length ? `${message} [${buttons.join('|')}]` : message);
-    return Promise.resolve(undefined);
+  info(message: string) {
+    this.infos.push(message);
   }
   warn(message: string) {
     this.warnings.push(message);
