@@ -17,7 +17,7 @@
 //                orphan_option, bashism, background_stdin), and the early_close quick fix renames the marker
 //   agent-loop   the copy-paste agent loop from the palette (docs/vscode.md): New agent session opens the first outbox,
 //                Copy outbox puts exactly its text on the browser's clipboard, Paste reply writes the clipboard into
-//                inbox/ and opens it, Preview reply shows VS Code's refactoring preview with a checked box per file,
+//                inbox/ and opens it with its Apply / Preview lenses, Preview reply shows VS Code's refactoring preview with a checked box per file,
 //                Apply writes them and opens the next outbox; the outbox pasted back as a reply is refused, nothing
 //                written; Undo last reply (from the outbox) removes the new files and restores the edited one
 //   restricted-mode  a second code-server with workspace trust on opens an untrusted copy of the workspace:
@@ -412,6 +412,10 @@ async function agentLoop(run, page, workspace) {
   );
   await page.locator(`.tab.active[aria-label*="${reply}"]`).first().waitFor({ timeout: 15000 });
   await page.locator('.statusbar-item', { hasText: 'Agent Inbox' }).first().waitFor({ timeout: 10000 });
+  // The reply's lenses: apply it straight away, or preview it first.
+  for (const title of [/^▶ Apply reply$/, /^Preview reply$/]) {
+    await page.locator('.contentWidgets .codelens-decoration a', { hasText: title }).first().waitFor({ timeout: 30000 });
+  }
 
   // Preview reply: VS Code's Refactor Preview with a checkbox per file. Changes that need confirmation start
   // unchecked (VS Code's rule): nothing is written until the user ticks files and presses Apply.
