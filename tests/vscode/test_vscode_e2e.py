@@ -16,10 +16,11 @@ and checks, each as its own test below:
   quick fix renames the marker;
 - ``agent-loop``: the copy-paste agent loop from the command palette (docs/vscode.md, "The agent loop"): "New
   agent session" opens the first outbox, "Copy outbox for the LLM" puts exactly its text on the browser's clipboard,
-  "Paste reply" writes the clipboard into ``inbox/`` and opens it, "Preview reply" shows VS Code's refactoring preview
-  with a checked box per file and writes nothing, Apply writes the files to disk and opens the next outbox; the outbox
-  pasted back as the reply is refused and nothing is written; "Undo last reply" from the outbox removes the new files
-  and restores the edited one;
+  "Paste reply" writes the clipboard into ``inbox/`` and opens it with its lenses, "Preview reply" shows VS Code's
+  Refactor Preview with a box per file (unchecked: VS Code's rule for changes that need confirmation) and writes
+  nothing; ticked and applied, the files are on disk and the next outbox opens; the outbox pasted back as the reply
+  is refused and nothing is written; "Undo last reply" from the outbox removes the new files and restores the edited
+  one;
 - ``restricted-mode``: a second code-server with workspace trust on opens an untrusted folder: Restricted Mode,
   diagnostics still shown, the status bar item shows the shield, and no run lens is offered.
 
