@@ -15,15 +15,17 @@
 //   quick-fix    the "Switch to UUID-prefixed delimiters" quick fix rewrites the delimiters (in the editor and on disk)
 //   lints        lints.cli shows one warning of each .cli lint in the Problems panel (early_close, shell_syntax,
 //                orphan_option, bashism, background_stdin), and the early_close quick fix renames the marker
-//   agent-loop   the copy-paste agent loop from the palette (docs/vscode.md): New agent session opens the first outbox,
-//                Copy outbox puts exactly its text on the browser's clipboard, Paste reply writes the clipboard into
-//                inbox/ and opens it with its Apply / Preview lenses, Preview reply shows VS Code's refactoring preview with a checked box per file,
-//                Apply writes them and opens the next outbox; the outbox pasted back as a reply is refused, nothing
-//                written; Undo last reply (from the outbox) removes the new files and restores the edited one
+//   agent-loop   the copy-paste agent loop from the palette (docs/vscode.md): New agent session opens the first
+//                outbox, Copy outbox puts exactly its text on the browser's clipboard, Paste reply writes the clipboard
+//                into inbox/ and opens it with its Apply / Preview lenses, Preview reply shows VS Code's Refactor
+//                Preview with a box per file and writes nothing; two files ticked and applied are on disk, the
+//                unticked one untouched, and the next outbox opens; the outbox pasted back as a reply is refused,
+//                nothing written; Undo last reply (from the outbox) removes the new files
 //   restricted-mode  a second code-server with workspace trust on opens an untrusted copy of the workspace:
 //                Restricted Mode, the squiggle still shows, the status item shows a shield, and no run lens appears
-// --checks runs only the named checks (the set-up always runs). Each check is independent (a failure is recorded and the next check runs), takes a screenshot into the
-// artifacts directory, and the results go to DIR/results.json: {checks: {name: {ok, detail, ms}}, total_ms}.
+// --checks runs only the named checks (the set-up always runs). Each check is independent (a failure is recorded
+// and the next check runs), takes a screenshot into the artifacts directory, and the results go to
+// DIR/results.json: {checks: {name: {ok, detail, ms}}, total_ms}.
 // The process exits 0 when every check passed, 1 otherwise, 2 when the set-up itself failed.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -65,6 +67,9 @@ const AGENT_FILES = {
   'src/flag.py': 'VERBOSE = False',
   'todo.txt': 'plan\nwrite the flag (done)\ntest it\n',
 };
+// The files ticked in the preview; todo.txt is left unchecked, so its EDIT_FILE is not applied.
+const AGENT_TICKED = ['notes/plan.md', 'src/flag.py'];
+const AGENT_APPLIED = { ...AGENT_FILES, 'todo.txt': TODO_TEXT };
 
 function parseArgs(argv) {
   const args = {};
@@ -440,7 +445,8 @@ async function agentLoop(run, page, workspace) {
   if (written.length || fs.readFileSync(path.join(workspace, 'todo.txt'), 'utf8') !== TODO_TEXT) {
     throw new Error(`the preview wrote files before Apply: ${JSON.stringify(written)}`);
   }
-  for (const name of names) {
+  const tick = AGENT_TICKED.map((f) => path.basename(f));
+  for (const name of tick) {
     const row = page.locator('.bulk-edit-panel .monaco-list-row[aria-level="1"]', { hasText: name }).first();
     if (!(await row.locator('input.edit-checkbox').isChecked())) {
       await row.locator('input.edit-checkbox').click();
@@ -448,24 +454,32 @@ async function agentLoop(run, page, workspace) {
   }
   const ticked = await waitFor(async () => {
     const rows = await previewRows();
-    return fileRows(rows).every((r) => r?.checked === true) ? rows : undefined;
-  }, 'every file ticked', 10000);
+    return fileRows(rows).every((r, i) => r?.checked === tick.includes(names[i])) ? rows : undefined;
+  }, `${tick.join(' and ')} ticked, the rest not`, 10000);
   await sleep(500);
   await run.shot('agent-preview');
 
-  // Apply: the files on disk (saved, not only in editor buffers), then the next outbox opens.
+  // Apply: the ticked files on disk (saved, not only in editor buffers), the unticked one unchanged, then the next
+  // outbox opens and reports the unticked block skipped.
   await page.locator('.bulk-edit-panel .monaco-button', { hasText: /^Apply$/ }).first().click();
   const onDisk = () =>
     Object.fromEntries(
       Object.keys(AGENT_FILES).map((f) => [f, fs.existsSync(path.join(workspace, f)) ? fs.readFileSync(path.join(workspace, f), 'utf8') : null]),
     );
-  await waitFor(() => JSON.stringify(onDisk()) === JSON.stringify(AGENT_FILES), "the reply's files on disk", 30000).catch(
+  await waitFor(() => JSON.stringify(onDisk()) === JSON.stringify(AGENT_APPLIED), "the ticked files on disk", 30000).catch(
     (err) => {
-      throw new Error(`${err.message}: ${JSON.stringify(onDisk())}, expected ${JSON.stringify(AGENT_FILES)}`);
+      throw new Error(`${err.message}: ${JSON.stringify(onDisk())}, expected ${JSON.stringify(AGENT_APPLIED)}`);
     },
   );
   const second = `${session}_seq0002.txt`;
   await page.locator(`.tab.active[aria-label*="${second}"]`).first().waitFor({ timeout: 30000 });
+  const results = fs
+    .readFileSync(path.join(workspace, 'outbox', second), 'utf8')
+    .split('\n')
+    .filter((l) => /^\[(OK|FAILED|SKIPPED)\]/.test(l));
+  if (results.length !== 3 || !results[2].startsWith('[SKIPPED] EDIT_FILE') || results.slice(0, 2).some((l) => !l.startsWith('[OK] CREATE_FILE'))) {
+    throw new Error(`${second} reports ${JSON.stringify(results)}`);
+  }
 
   // The mistake: the outbox copied and pasted back as the reply. Refused, nothing written.
   await runCommand(page, 'Notifications: Clear All Notifications');
@@ -481,7 +495,7 @@ async function agentLoop(run, page, workspace) {
   if (JSON.stringify(treeAfter) !== JSON.stringify(treeBefore)) {
     throw new Error(`the refused paste wrote ${JSON.stringify(treeAfter.filter((f) => !treeBefore.includes(f)))}`);
   }
-  // Undo last reply, from the outbox that followed it: the new files go, todo.txt is back, byte for byte.
+  // Undo last reply, from the outbox that followed it: the new files go, todo.txt is as it was.
   await runCommand(page, 'Heredoc: Undo last reply');
   const undone = { 'notes/plan.md': null, 'src/flag.py': null, 'todo.txt': TODO_TEXT };
   await waitFor(() => JSON.stringify(onDisk()) === JSON.stringify(undone), 'the undo on disk', 20000).catch((err) => {
@@ -490,7 +504,8 @@ async function agentLoop(run, page, workspace) {
   return (
     `session ${session}: ${first} copied (${copied.length} chars), ${reply} pasted, preview rows offered ` +
     `${JSON.stringify(fileRows(offered).map((r) => `${r.checked ? '☑' : '☐'} ${r.text.trim()}`))}, ticked ` +
-    `${JSON.stringify(fileRows(ticked).map((r) => `${r.checked ? '☑' : '☐'} ${r.text.trim()}`))}, applied, ${second} opened; ` +
+    `${JSON.stringify(fileRows(ticked).map((r) => `${r.checked ? '☑' : '☐'} ${r.text.trim()}`))}, applied, ${second} opened ` +
+    `with ${JSON.stringify(results)}; ` +
     `the outbox pasted back: "${refusedText}"; Undo last reply restored the files`
   );
 }

@@ -18,9 +18,9 @@ and checks, each as its own test below:
   agent session" opens the first outbox, "Copy outbox for the LLM" puts exactly its text on the browser's clipboard,
   "Paste reply" writes the clipboard into ``inbox/`` and opens it with its lenses, "Preview reply" shows VS Code's
   Refactor Preview with a box per file (unchecked: VS Code's rule for changes that need confirmation) and writes
-  nothing; ticked and applied, the files are on disk and the next outbox opens; the outbox pasted back as the reply
-  is refused and nothing is written; "Undo last reply" from the outbox removes the new files and restores the edited
-  one;
+  nothing; two of the three files ticked and applied, those are on disk, the third is untouched and the next outbox
+  opens reporting it ``[SKIPPED]``; the outbox pasted back as the reply is refused and nothing is written; "Undo
+  last reply" from the outbox removes the new files;
 - ``restricted-mode``: a second code-server with workspace trust on opens an untrusted folder: Restricted Mode,
   diagnostics still shown, the status bar item shows the shield, and no run lens is offered.
 
