@@ -1,10 +1,20 @@
 /**
  * heredoc-lsp for VS Code: starts the bundled language server with a discovered Python, keeps it in step with
- * settings and workspace trust, and shows its state in the status bar.
+ * settings and workspace trust, shows its state in the status bar, and offers the agent loop's commands (agent.ts).
  */
 import * as vscode from 'vscode';
-import { LanguageClient, LanguageClientOptions, State } from 'vscode-languageclient/node';
+import { CancellationToken, LanguageClient, LanguageClientOptions, ResponseError, State } from 'vscode-languageclient/node';
 
+import {
+  AGENT_COMMANDS,
+  AgentDeps,
+  confirmedEditUris,
+  copyOutbox,
+  newSession,
+  pasteReply,
+  previewReply,
+  undoReply,
+} from './agent';
 import { CLIENT_ID, CLIENT_NAME, COMMAND_RESTART, COMMAND_SHOW_OUTPUT, LANGUAGE_IDS, SECTION } from './constants';
 import { discoverPython, findOnPath, probePython } from './python';
 import { activeInterpreter, onInterpreterChange } from './pythonExtension';
@@ -23,8 +33,74 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     manager,
     vscode.commands.registerCommand(COMMAND_RESTART, () => manager?.restart('restart requested')),
     vscode.commands.registerCommand(COMMAND_SHOW_OUTPUT, () => output.show(true)),
+    ...registerAgentCommands(agentDeps(manager), output),
   );
   await manager.start();
+}
+
+function registerAgentCommands(deps: AgentDeps, output: vscode.LogOutputChannel): vscode.Disposable[] {
+  const commands: [string, (deps: AgentDeps) => Promise<unknown>][] = [
+    [AGENT_COMMANDS.newSession.id, newSession],
+    [AGENT_COMMANDS.copyOutbox.id, copyOutbox],
+    [AGENT_COMMANDS.pasteReply.id, pasteReply],
+    [AGENT_COMMANDS.previewReply.id, previewReply],
+    [AGENT_COMMANDS.undoReply.id, undoReply],
+  ];
+  return commands.map(([id, run]) =>
+    vscode.commands.registerCommand(id, async () => {
+      try {
+        return await run(deps);
+      } catch (err) {
+        const message = `heredoc-lsp: ${err instanceof Error ? err.message : String(err)}`;
+        output.error(`${id}: ${message}`);
+        void vscode.window.showErrorMessage(message);
+        return undefined;
+      }
+    }),
+  );
+}
+
+/** The file URI of the active editor when it lies in a workspace folder, else the first folder's URI. */
+function sessionUri(): string | undefined {
+  const active = vscode.window.activeTextEditor?.document.uri;
+  if (active?.scheme === 'file' && vscode.workspace.getWorkspaceFolder(active)) {
+    return active.toString();
+  }
+  return vscode.workspace.workspaceFolders?.[0]?.uri.toString();
+}
+
+function agentDeps(server: ServerManager): AgentDeps {
+  return {
+    execute: (command, arg) => server.executeServerCommand(command, arg),
+    sessionUri,
+    activeUri: () => vscode.window.activeTextEditor?.document.uri.toString(),
+    askTask: async (prompt) =>
+      vscode.window.showInputBox({
+        title: 'Heredoc: New agent session',
+        prompt,
+        placeHolder: 'e.g. Add a --verbose flag to the CLI and test it',
+        ignoreFocusOut: true,
+        validateInput: (value) => (value.trim() === '' ? 'Describe the task' : undefined),
+      }),
+    readClipboard: async () => vscode.env.clipboard.readText(),
+    writeClipboard: async (text) => vscode.env.clipboard.writeText(text),
+    info: (message) => void vscode.window.showInformationMessage(message),
+    warn: (message) => void vscode.window.showWarningMessage(message),
+    status: (message) => {
+      vscode.window.setStatusBarMessage(message, 10000);
+    },
+  };
+}
+
+/** Saves the open documents an accepted reply preview changed (VS Code leaves a WorkspaceEdit's text unsaved), so
+ * the server finds the reply's files on disk when it gets the answer. */
+async function saveConfirmedEdit(uris: string[], output: vscode.LogOutputChannel): Promise<void> {
+  const wanted = new Set(uris.map((u) => vscode.Uri.parse(u).toString()));
+  for (const doc of vscode.workspace.textDocuments) {
+    if (wanted.has(doc.uri.toString()) && doc.isDirty && !(await doc.save())) {
+      output.warn(`could not save ${doc.uri.fsPath} after the reply preview`);
+    }
+  }
 }
 
 export async function deactivate(): Promise<void> {
@@ -67,6 +143,15 @@ class ServerManager implements vscode.Disposable {
       }
     }).then((d) => d && this.disposables.push(d));
     this.render();
+  }
+
+  /** Runs a server command once the server has started (through the client, so the trust gate applies). */
+  async executeServerCommand(command: string, arg: Record<string, string>): Promise<unknown> {
+    await this.queue;
+    if (this.client?.state !== State.Running) {
+      throw new Error(`the language server is not running (${this.state}); see the status bar item`);
+    }
+    return vscode.commands.executeCommand(command, arg);
   }
 
   private settingValue(key: string): unknown {
@@ -191,6 +276,14 @@ class ServerManager implements vscode.Disposable {
           warn: (message) => void vscode.window.showWarningMessage(message),
         }),
         workspace: {
+          // A reply preview (an edit whose change annotations need confirmation) is saved once accepted.
+          handleApplyEdit: async (params, next) => {
+            const result = await next(params, CancellationToken.None);
+            if (!(result instanceof ResponseError) && result.applied) {
+              await saveConfirmedEdit(confirmedEditUris(params.edit), this.output);
+            }
+            return result;
+          },
           // Answer the server's workspace/configuration with the settings the user set (plus trust), not with
           // every declared default, which would override the project's heredoc-lsp.toml.
           configuration: async (params, token, next) => {

@@ -2,7 +2,7 @@
 // End-to-end test of the heredoc-lsp extension in a real VS Code (code-server 4.100.3 = VS Code 1.100.3) driven
 // through headless Chromium with playwright-core.
 //
-//   node e2e.mjs --vsix PATH --artifacts DIR
+//   node e2e.mjs --vsix PATH --artifacts DIR [--checks NAME,NAME...]
 //
 // Installs the .vsix into a fresh user-data/extensions directory, writes a small workspace, starts code-server on
 // a free port in its own process group, opens the workspace in Chromium and checks, one by one:
@@ -15,10 +15,17 @@
 //   quick-fix    the "Switch to UUID-prefixed delimiters" quick fix rewrites the delimiters (in the editor and on disk)
 //   lints        lints.cli shows one warning of each .cli lint in the Problems panel (early_close, shell_syntax,
 //                orphan_option, bashism, background_stdin), and the early_close quick fix renames the marker
+//   agent-loop   the copy-paste agent loop from the palette (docs/vscode.md): New agent session opens the first
+//                outbox, Copy outbox puts exactly its text on the browser's clipboard, Paste reply writes the clipboard
+//                into inbox/ and opens it with its Apply / Preview lenses, Preview reply shows VS Code's Refactor
+//                Preview with a box per file and writes nothing; two files ticked and applied are on disk, the
+//                unticked one untouched, and the next outbox opens; the outbox pasted back as a reply is refused,
+//                nothing written; Undo last reply (from the outbox) removes the new files
 //   restricted-mode  a second code-server with workspace trust on opens an untrusted copy of the workspace:
 //                Restricted Mode, the squiggle still shows, the status item shows a shield, and no run lens appears
-// Each check is independent (a failure is recorded and the next check runs), takes a screenshot into the
-// artifacts directory, and the results go to DIR/results.json: {checks: {name: {ok, detail, ms}}, total_ms}.
+// --checks runs only the named checks (the set-up always runs). Each check is independent (a failure is recorded
+// and the next check runs), takes a screenshot into the artifacts directory, and the results go to
+// DIR/results.json: {checks: {name: {ok, detail, ms}}, total_ms}.
 // The process exits 0 when every check passed, 1 otherwise, 2 when the set-up itself failed.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -46,6 +53,23 @@ const RUN_OUTPUT = 'hello from heredoc-lsp';
 // Dark Modern (VS Code's default theme) colours keyword.control #C586C0 and entity.name.function #DCDCAA.
 const KEYWORD_CONTROL_RGB = 'rgb(197, 134, 192)';
 const FUNCTION_RGB = 'rgb(220, 220, 170)';
+const AGENT_TASK = 'Write the plan and a flag module';
+const TODO_TEXT = 'plan\nwrite the flag\ntest it\n';
+// Two new files and an edit of an existing one: three files, three checkboxes in the refactoring preview.
+const AGENT_REPLY =
+  'I add the plan and a flag module, and tick the todo list.\n' +
+  '[CREATE_FILE path="notes/plan.md"]\n# Plan\n\n- add the flag\n[/CREATE_FILE]\n' +
+  '[CREATE_FILE path="src/flag.py"]\nVERBOSE = False\n[/CREATE_FILE]\n' +
+  '[EDIT_FILE path="todo.txt" start_line="2" end_line="2"]\nwrite the flag (done)\n[/EDIT_FILE]\n';
+// CREATE_FILE writes its body exactly, without a final newline (docs/formats.md).
+const AGENT_FILES = {
+  'notes/plan.md': '# Plan\n\n- add the flag',
+  'src/flag.py': 'VERBOSE = False',
+  'todo.txt': 'plan\nwrite the flag (done)\ntest it\n',
+};
+// The files ticked in the preview; todo.txt is left unchecked, so its EDIT_FILE is not applied.
+const AGENT_TICKED = ['notes/plan.md', 'src/flag.py'];
+const AGENT_APPLIED = { ...AGENT_FILES, 'todo.txt': TODO_TEXT };
 
 function parseArgs(argv) {
   const args = {};
@@ -80,6 +104,7 @@ function writeWorkspace(dir) {
   // One of each lint of docs/checking.md (the same text as tests/editors/test_editor_neovim.py's).
   fs.writeFileSync(path.join(dir, 'lints.cli'), LINTS_TEXT);
   fs.writeFileSync(path.join(dir, 'body.cli'), "python3 - <<'PY'\nimport os\nprint(os.getcwd(\nPY\n");
+  fs.writeFileSync(path.join(dir, 'todo.txt'), TODO_TEXT);
   // A repeated ---TITLE--- delimiter: the UUID-delimiter quick fix resolves it.
   fs.writeFileSync(
     path.join(dir, 'params.cli'),
@@ -125,10 +150,16 @@ function writeUserSettings(userDataDir, { trust }) {
 }
 
 class Run {
-  constructor(artifacts) {
+  constructor(artifacts, only) {
     this.artifacts = artifacts;
     this.checks = {};
     this.page = undefined;
+    /** The checks to run (--checks); undefined: all of them. */
+    this.only = only;
+  }
+
+  wants(name) {
+    return this.only === undefined || this.only.includes(name);
   }
 
   log(message) {
@@ -137,6 +168,9 @@ class Run {
   }
 
   async check(name, fn) {
+    if (!this.wants(name)) {
+      return;
+    }
     const t0 = Date.now();
     this.log(`check ${name}`);
     try {
@@ -276,6 +310,8 @@ class Session {
       env: { ...this.env, HOME: path.join(this.tmp, 'home') },
       headless: true,
       viewport: { width: 1400, height: 860 },
+      // The agent loop's Copy outbox / Paste reply go through the browser's clipboard.
+      permissions: ['clipboard-read', 'clipboard-write'],
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
         '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
     });
@@ -308,6 +344,172 @@ class Session {
   }
 }
 
+/** The label of the active editor tab. */
+async function activeTab(page) {
+  return (await page.locator('.tab.active').first().getAttribute('aria-label').catch(() => '')) ?? '';
+}
+
+/** Every file under `dir` (relative paths, sorted), to see that nothing was written. */
+function listTree(dir) {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath ?? e.path, e.name)))
+    .sort();
+}
+
+/** The copy-paste agent loop, keyboard only, from the command palette (docs/vscode.md, "The agent loop"). */
+async function agentLoop(run, page, workspace) {
+  const clipboard = {
+    read: () => page.evaluate(() => navigator.clipboard.readText()),
+    write: (text) => page.evaluate((t) => navigator.clipboard.writeText(t), text),
+  };
+  const toast = (text) => page.locator('.notification-toast', { hasText: text }).first();
+  // The extension is loaded once its status item shows for a .cli file (when this check runs first, too).
+  await openFile(page, 'run.cli');
+  await page.locator('.statusbar-item', { hasText: 'heredoc-lsp' }).locator('.codicon-check').first().waitFor({ timeout: 30000 });
+  await runCommand(page, 'View: Close All Editors');
+  // An earlier check's unsaved edit (lints' quick fix) asks before closing: its file is not this check's business.
+  const dontSave = page.locator('.monaco-dialog-box .monaco-button', { hasText: "Don't Save" });
+  if (await dontSave.first().waitFor({ timeout: 2000 }).then(() => true, () => false)) {
+    await dontSave.first().click();
+  }
+  await waitFor(async () => (await page.locator('.tab').count()) === 0, 'every editor closed', 10000);
+  await runCommand(page, 'Notifications: Clear All Notifications');
+
+  // New agent session: the task in an input box; the server writes the first outbox and opens it.
+  await runCommand(page, 'Heredoc: New agent session');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill(AGENT_TASK);
+  await page.keyboard.press('Enter');
+  const first = await waitFor(
+    async () => /\b([0-9a-f]{8})_seq0001\.txt\b/.exec(await activeTab(page))?.[0],
+    'the first outbox to open',
+    30000,
+  );
+  const session = first.slice(0, 8);
+  const outboxText = fs.readFileSync(path.join(workspace, 'outbox', first), 'utf8');
+  if (!outboxText.includes(AGENT_TASK)) {
+    throw new Error(`${first} lacks the task: ${outboxText.slice(0, 400)}`);
+  }
+
+  // Copy outbox: exactly the file's text on the clipboard, and how long it is.
+  await runCommand(page, 'Heredoc: Copy outbox for the LLM');
+  const copiedMessage = `Copied ${first} for the LLM (${[...outboxText].length} characters)`;
+  await toast(copiedMessage).waitFor({ timeout: 15000 });
+  const copied = await clipboard.read();
+  if (copied !== outboxText) {
+    throw new Error(`the clipboard holds ${JSON.stringify(copied.slice(0, 200))}..., not ${first}`);
+  }
+
+  // The LLM's answer on the clipboard; Paste reply writes it into inbox/ and opens it.
+  await clipboard.write(AGENT_REPLY);
+  const inboxBefore = new Set(fs.readdirSync(path.join(workspace, 'inbox')));
+  await runCommand(page, 'Heredoc: Paste reply');
+  const reply = await waitFor(
+    () =>
+      fs
+        .readdirSync(path.join(workspace, 'inbox'))
+        .find((n) => !inboxBefore.has(n) && n.endsWith('.txt') && fs.readFileSync(path.join(workspace, 'inbox', n), 'utf8') === AGENT_REPLY),
+    'the pasted reply in inbox/',
+    15000,
+  );
+  await page.locator(`.tab.active[aria-label*="${reply}"]`).first().waitFor({ timeout: 15000 });
+  await page.locator('.statusbar-item', { hasText: 'Agent Inbox' }).first().waitFor({ timeout: 10000 });
+  // The reply's lenses: apply it straight away, or preview it first.
+  for (const title of [/^▶ Apply reply$/, /^Preview reply$/]) {
+    await page.locator('.contentWidgets .codelens-decoration a', { hasText: title }).first().waitFor({ timeout: 30000 });
+  }
+
+  // Preview reply: VS Code's Refactor Preview with a checkbox per file. Changes that need confirmation start
+  // unchecked (VS Code's rule): nothing is written until the user ticks files and presses Apply.
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  await runCommand(page, 'Heredoc: Preview reply');
+  await page.locator('.bulk-edit-panel').first().waitFor({ timeout: 30000 });
+  const names = Object.keys(AGENT_FILES).map((f) => path.basename(f));
+  const previewRows = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('.bulk-edit-panel .monaco-list-row')].map((row) => ({
+        text: row.textContent.replace(/\u00a0/g, ' '),
+        level: row.getAttribute('aria-level'),
+        checked: row.querySelector('input.edit-checkbox')?.checked ?? null,
+      })),
+    );
+  const fileRows = (rows) => names.map((n) => rows.find((x) => x.level === '1' && x.text.includes(n)));
+  const offered = await waitFor(async () => {
+    const rows = await previewRows();
+    return fileRows(rows).every((r) => r && r.checked !== null) ? rows : undefined;
+  }, 'a row with a checkbox per file in the Refactor Preview', 20000);
+  const written = Object.keys(AGENT_FILES).filter((f) => f !== 'todo.txt' && fs.existsSync(path.join(workspace, f)));
+  if (written.length || fs.readFileSync(path.join(workspace, 'todo.txt'), 'utf8') !== TODO_TEXT) {
+    throw new Error(`the preview wrote files before Apply: ${JSON.stringify(written)}`);
+  }
+  const tick = AGENT_TICKED.map((f) => path.basename(f));
+  for (const name of tick) {
+    const row = page.locator('.bulk-edit-panel .monaco-list-row[aria-level="1"]', { hasText: name }).first();
+    if (!(await row.locator('input.edit-checkbox').isChecked())) {
+      await row.locator('input.edit-checkbox').click();
+    }
+  }
+  const ticked = await waitFor(async () => {
+    const rows = await previewRows();
+    return fileRows(rows).every((r, i) => r?.checked === tick.includes(names[i])) ? rows : undefined;
+  }, `${tick.join(' and ')} ticked, the rest not`, 10000);
+  await sleep(500);
+  await run.shot('agent-preview');
+
+  // Apply: the ticked files on disk (saved, not only in editor buffers), the unticked one unchanged, then the next
+  // outbox opens and reports the unticked block skipped.
+  await page.locator('.bulk-edit-panel .monaco-button', { hasText: /^Apply$/ }).first().click();
+  const onDisk = () =>
+    Object.fromEntries(
+      Object.keys(AGENT_FILES).map((f) => [f, fs.existsSync(path.join(workspace, f)) ? fs.readFileSync(path.join(workspace, f), 'utf8') : null]),
+    );
+  await waitFor(() => JSON.stringify(onDisk()) === JSON.stringify(AGENT_APPLIED), "the ticked files on disk", 30000).catch(
+    (err) => {
+      throw new Error(`${err.message}: ${JSON.stringify(onDisk())}, expected ${JSON.stringify(AGENT_APPLIED)}`);
+    },
+  );
+  const second = `${session}_seq0002.txt`;
+  await page.locator(`.tab.active[aria-label*="${second}"]`).first().waitFor({ timeout: 30000 });
+  const results = fs
+    .readFileSync(path.join(workspace, 'outbox', second), 'utf8')
+    .split('\n')
+    .filter((l) => /^\[(OK|FAILED|SKIPPED)\]/.test(l));
+  if (results.length !== 3 || !results[2].startsWith('[SKIPPED] EDIT_FILE') || results.slice(0, 2).some((l) => !l.startsWith('[OK] CREATE_FILE'))) {
+    throw new Error(`${second} reports ${JSON.stringify(results)}`);
+  }
+
+  // The mistake: the outbox copied and pasted back as the reply. Refused, nothing written.
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  await runCommand(page, 'Heredoc: Copy outbox for the LLM');
+  await toast(`Copied ${second} for the LLM`).waitFor({ timeout: 15000 });
+  const treeBefore = listTree(workspace);
+  await runCommand(page, 'Heredoc: Paste reply');
+  const refusal = toast('the pasted text is not a reply');
+  await refusal.waitFor({ timeout: 15000 });
+  const refusedText = ((await refusal.locator('.notification-list-item-message').textContent()) ?? '').trim();
+  await sleep(1000);
+  const treeAfter = listTree(workspace);
+  if (JSON.stringify(treeAfter) !== JSON.stringify(treeBefore)) {
+    throw new Error(`the refused paste wrote ${JSON.stringify(treeAfter.filter((f) => !treeBefore.includes(f)))}`);
+  }
+  // Undo last reply, from the outbox that followed it: the new files go, todo.txt is as it was.
+  await runCommand(page, 'Heredoc: Undo last reply');
+  const undone = { 'notes/plan.md': null, 'src/flag.py': null, 'todo.txt': TODO_TEXT };
+  await waitFor(() => JSON.stringify(onDisk()) === JSON.stringify(undone), 'the undo on disk', 20000).catch((err) => {
+    throw new Error(`${err.message}: ${JSON.stringify(onDisk())}, expected ${JSON.stringify(undone)}`);
+  });
+  return (
+    `session ${session}: ${first} copied (${copied.length} chars), ${reply} pasted, preview rows offered ` +
+    `${JSON.stringify(fileRows(offered).map((r) => `${r.checked ? '☑' : '☐'} ${r.text.trim()}`))}, ticked ` +
+    `${JSON.stringify(fileRows(ticked).map((r) => `${r.checked ? '☑' : '☐'} ${r.text.trim()}`))}, applied, ${second} opened ` +
+    `with ${JSON.stringify(results)}; ` +
+    `the outbox pasted back: "${refusedText}"; Undo last reply restored the files`
+  );
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const artifacts = path.resolve(args.artifacts);
@@ -328,7 +530,7 @@ async function main() {
   writeWorkspace(workspace);
   writeWorkspace(untrusted);
   writeUserSettings(userData, { trust: false });
-  const run = new Run(artifacts);
+  const run = new Run(artifacts, args.checks?.split(','));
   let session;
   let exitCode = 2;
   const serverLog = fs.openSync(path.join(artifacts, 'code-server.log'), 'w');
@@ -569,23 +771,27 @@ async function main() {
 
     // A picture of everything at once (for the README): run.cli with its result lens, broken.cli beside it with
     // its squiggle, and the Problems panel.
-    try {
-      await openFile(page, 'run.cli');
-      await page.keyboard.press('Control+\\');
-      await openFile(page, 'broken.cli');
-      await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 10000 });
-      await sleep(1000);
-      await run.shot('overview');
-    } catch (err) {
-      run.log(`(overview screenshot skipped: ${err?.message || err})`);
-      await run.shot('overview-failure');
+    if (run.only === undefined) {
+      try {
+        await openFile(page, 'run.cli');
+        await page.keyboard.press('Control+\\');
+        await openFile(page, 'broken.cli');
+        await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 10000 });
+        await sleep(1000);
+        await run.shot('overview');
+      } catch (err) {
+        run.log(`(overview screenshot skipped: ${err?.message || err})`);
+        await run.shot('overview-failure');
+      }
     }
+
+    await run.check('agent-loop', () => agentLoop(run, page, workspace));
     await session.close();
 
     // Restricted Mode: the same extension in an untrusted folder.
     writeUserSettings(userData, { trust: true });
     session = new Session(run, { ...common, trust: false });
-    const restricted = await session.open(untrusted);
+    const restricted = run.wants('restricted-mode') ? await session.open(untrusted) : undefined;
     await run.check('restricted-mode', async () => {
       const banner = restricted.locator('.statusbar-item', { hasText: 'Restricted Mode' });
       await banner.first().waitFor({ timeout: 15000 });

@@ -1,7 +1,8 @@
 """The extension's own tests and its package.
 
 - ``npm test`` in client-vscode: type-check plus the unit tests of the extension's logic (interpreter discovery with
-  real processes, settings mapping, trust gate, status) under node:test with a mocked ``vscode`` module.
+  real processes, settings mapping, trust gate, status, the agent commands' glue) under node:test with a mocked
+  ``vscode`` module.
 - The .vsix: what ships in it, and that the bundled server runs from the bundle alone on a bare Python
   (``python -S``: no site-packages) and answers an LSP ``initialize`` over stdio.
 """

@@ -14,10 +14,18 @@ and checks, each as its own test below:
 - ``quick-fix``: "Switch to UUID-prefixed delimiters" rewrites the delimiters, in the editor and on disk;
 - ``lints``: one warning of each new ``.cli`` lint (docs/checking.md) in the Problems panel, and the ``early_close``
   quick fix renames the marker;
+- ``agent-loop``: the copy-paste agent loop from the command palette (docs/vscode.md, "The agent loop"): "New
+  agent session" opens the first outbox, "Copy outbox for the LLM" puts exactly its text on the browser's clipboard,
+  "Paste reply" writes the clipboard into ``inbox/`` and opens it with its lenses, "Preview reply" shows VS Code's
+  Refactor Preview with a box per file (unchecked: VS Code's rule for changes that need confirmation) and writes
+  nothing; two of the three files ticked and applied, those are on disk, the third is untouched and the next outbox
+  opens reporting it ``[SKIPPED]``; the outbox pasted back as the reply is refused and nothing is written; "Undo
+  last reply" from the outbox removes the new files;
 - ``restricted-mode``: a second code-server with workspace trust on opens an untrusted folder: Restricted Mode,
   diagnostics still shown, the status bar item shows the shield, and no run lens is offered.
 
-Screenshots and code-server's log go to test-artifacts/vscode/ (gitignored).
+Screenshots and code-server's log go to test-artifacts/vscode/ (gitignored). Only the selected checks run
+(``-k agent`` runs the agent loop alone); the set-up always runs.
 """
 
 from __future__ import annotations
@@ -35,8 +43,18 @@ import pytest
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 ARTIFACTS = ROOT / "test-artifacts" / "vscode"
-CHECKS = ("diagnostics", "grammar", "languages", "bodies", "run-lens", "quick-fix", "lints", "restricted-mode")
-TIMEOUT_S = 240
+CHECKS = (
+    "diagnostics",
+    "grammar",
+    "languages",
+    "bodies",
+    "run-lens",
+    "quick-fix",
+    "lints",
+    "agent-loop",
+    "restricted-mode",
+)
+TIMEOUT_S = 300
 
 
 def _kill_group(pid: int) -> None:
@@ -44,14 +62,28 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+def selected_checks(items: list[pytest.Item]) -> list[str]:
+    """The checks of the selected ``test_vscode`` items, in the driver's order."""
+    chosen = {
+        item.callspec.params["check"]
+        for item in items
+        if isinstance(item, pytest.Function) and item.originalname == "test_vscode" and hasattr(item, "callspec")
+    }
+    return [c for c in CHECKS if c in chosen]
+
+
 @pytest.fixture(scope="module")
-def e2e(vsix: Path) -> dict[str, Any]:
+def e2e(vsix: Path, request: pytest.FixtureRequest) -> dict[str, Any]:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for old in ARTIFACTS.glob("*"):
         if old.is_file():
             old.unlink()
+    only = selected_checks(request.session.items)
+    argv = ["node", str(HERE / "e2e.mjs"), "--vsix", str(vsix), "--artifacts", str(ARTIFACTS)]
+    if only and only != list(CHECKS):
+        argv += ["--checks", ",".join(only)]
     proc = subprocess.Popen(
-        ["node", str(HERE / "e2e.mjs"), "--vsix", str(vsix), "--artifacts", str(ARTIFACTS)],
+        argv,
         cwd=HERE,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
