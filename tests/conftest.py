@@ -48,3 +48,16 @@ terminator = "CHATROOM_HANDOFF_END"
 mode = "multi"
 required = ["BODY"]
 """
+
+
+@pytest.fixture(scope="session")
+def cli_lints() -> str:
+    """A .cli script with one of each .cli lint of docs/checking.md (``early_close`` first), as ``check`` and the
+    editors report them."""
+    return (
+        "cat > notes.md <<EOF\nSome text\nEOF\nmore text meant for the file\nEOF\n"
+        "echo \"$(cat <<'MSG'\nhello\nMSG\n)\"\n"
+        'gh issue create --body-file - <<BODY\nbody\nBODY\n  --title "x"\n'
+        "cat <<LOG &> all.log\nx\nLOG\n"
+        "cat <<OUT > out.txt &\ny\nOUT\n"
+    )
