@@ -15,7 +15,6 @@ from typing import Any, Literal
 
 from heredoc_lsp.analysis.core import analyze
 from heredoc_lsp.analysis.decode import decode_document
-from heredoc_lsp.cli.names import SUMMARIES
 from heredoc_lsp.cli.run import add_common_arguments
 from heredoc_lsp.cli.run_common import EXIT_USAGE, Request, UsageError, file_preparer, main_for, output_format
 from heredoc_lsp.config import Config
@@ -34,18 +33,17 @@ from heredoc_lsp.syntax.reply_shape import prompt_problem
 from heredoc_lsp.syntax.text import split_lines
 from heredoc_lsp.syntax.visible import visible
 
+DESCRIPTION = (
+    "Apply the commands of REPLY to the workspace (default: the agent root for inbox/x.txt, else "
+    "the config file's folder, else the reply's folder). With an active session, write the next outbox. "
+    "Exit 0 when every block succeeded, 1 when any block failed (or the run failed), 2 on usage errors and "
+    "refusals (a file with no commands, a prompt pasted back, a reply that looks cut off, a reply applied "
+    "before: the ledger .heredoc-lsp/replies.json of the workspace), 130 when cancelled. What the reply "
+    "changes is kept for 'heredoc-lsp undo'."
+)
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "apply",
-        help=SUMMARIES["apply"],
-        description="Apply the commands of REPLY to the workspace (default: the agent root for inbox/x.txt, else "
-        "the config file's folder, else the reply's folder). With an active session, write the next outbox. "
-        "Exit 0 when every block succeeded, 1 when any block failed (or the run failed), 2 on usage errors and "
-        "refusals (a file with no commands, a prompt pasted back, a reply that looks cut off, a reply applied "
-        "before: the ledger .heredoc-lsp/replies.json of the workspace), 130 when cancelled. What the reply "
-        "changes is kept for 'heredoc-lsp undo'.",
-    )
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("reply", nargs="?", metavar="REPLY", help="the reply file (JSON mode: may come in run.start)")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--session", metavar="ID", help="the agent session (default: the active one, if any)")

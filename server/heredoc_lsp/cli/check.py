@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from heredoc_lsp.cli.names import SUMMARIES, did_you_mean
+from heredoc_lsp.cli.names import did_you_mean
 from heredoc_lsp.cli.sources import LANGUAGE_CHOICES, Source, UsageError
 from heredoc_lsp.fs import TreeWalk, read_regular
 from heredoc_lsp.syntax.lazy_re import lazy_compile
@@ -50,7 +50,7 @@ _GLOB_SPLIT = lazy_compile(r"[*?/]+")
 WATCH_TICK_MS = 200  # how often --watch's generator wakes up when nothing changes
 OUTPUT_FORMATS = ("text", "full", "concise", "json", "github", "sarif", "gitlab", "junit")
 
-# Every option of ``check``, declared once: ``add_parser`` builds the argparse parser from it and ``simple_args``
+# Every option of ``check``, declared once: ``add_arguments`` builds the argparse parser from it and ``simple_args``
 # (the argparse-free fast path) reads the same table. (flags, dest, kind, default, choices, metavar, help); kind is
 # "flag" (store_true), "value" (one value) or "list" (comma-separated values, repeatable, added up).
 OPTIONS: tuple[tuple[tuple[str, ...], str, str, Any, tuple[str, ...] | None, str | None, str], ...] = (
@@ -176,15 +176,15 @@ def _split_codes(value: str) -> list[str]:
     return [c.strip(" \t") for c in value.split(",") if c.strip(" \t")]
 
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "check",
-        help=SUMMARIES["check"],
-        description="Check every supported file under the PATHs (default: the current directory): *.cli, "
-        "*.inbox, **/inbox/*.txt, *.outbox, **/outbox/*_seqNNNN.txt. Exit 0 when there are no errors, 1 when there "
-        "are, 2 on usage errors. 'heredoc-lsp rule CODE' explains a code.",
-        allow_abbrev=False,  # as ruff: a shortened option is unknown (and the fast path reads whole ones only)
-    )
+DESCRIPTION = (
+    "Check every supported file under the PATHs (default: the current directory): *.cli, "
+    "*.inbox, **/inbox/*.txt, *.outbox, **/outbox/*_seqNNNN.txt. Exit 0 when there are no errors, 1 when there "
+    "are, 2 on usage errors. 'heredoc-lsp rule CODE' explains a code."
+)
+ALLOW_ABBREV = False  # as ruff: a shortened option is unknown (and the fast path reads whole ones only)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories ('-' reads standard input)")
     for flags, dest, kind, default, choices, metavar, help_text in OPTIONS:
         if kind == "flag":

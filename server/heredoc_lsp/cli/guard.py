@@ -27,11 +27,11 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
-from heredoc_lsp.cli.names import SUMMARIES
 from heredoc_lsp.syntax.bash import parse_bash, rewrite_bash
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
     from heredoc_lsp.syntax.bash import BashCommand
@@ -51,14 +51,14 @@ class GuardError(Exception):
     """Input the guard cannot use: one line on stderr, exit 1."""
 
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "guard",
-        help=SUMMARIES["guard"],
-        description="A pre-tool-use hook for coding agents: read one hook event (Claude Code PreToolUse, Codex "
-        "PreToolUse, gemini-cli BeforeTool) as JSON on stdin and deny a shell command whose heredocs or syntax bash "
-        "would not run as written. Nothing wrong: exit 0, no output. See docs/guard.md.",
-    )
+DESCRIPTION = (
+    "A pre-tool-use hook for coding agents: read one hook event (Claude Code PreToolUse, Codex "
+    "PreToolUse, gemini-cli BeforeTool) as JSON on stdin and deny a shell command whose heredocs or syntax bash "
+    "would not run as written. Nothing wrong: exit 0, no output. See docs/guard.md."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--format",
         dest="format",
@@ -78,7 +78,7 @@ def run(args: Any) -> int:
 
 def main(words: Sequence[str]) -> int | None:
     """The fast path of ``heredoc-lsp guard WORDS`` (no argparse); None when the words need the full parser: a
-    usage error, or ``-h``/``--help`` (the help is argparse's, generated from :func:`add_parser`)."""
+    usage error, or ``-h``/``--help`` (the help is argparse's, generated from :func:`add_arguments`)."""
     fmt, rewrite = "auto", False
     k = 0
     while k < len(words):

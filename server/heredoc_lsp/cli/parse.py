@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from heredoc_lsp.analysis.core import analyze_bytes
-from heredoc_lsp.cli.names import SUMMARIES
 from heredoc_lsp.cli.output import diagnostic_json, error_exit
 from heredoc_lsp.cli.sources import (
     LANGUAGE_CHOICES,
@@ -45,13 +44,13 @@ if TYPE_CHECKING:
     from heredoc_lsp.analysis.core import Analysis
 
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "parse",
-        help=SUMMARIES["parse"],
-        description="Print the parse of FILE as JSON (commands, parameters or sections, and diagnostics). "
-        "Exit 0 when the file has no errors, 1 when it has, 2 on usage errors.",
-    )
+DESCRIPTION = (
+    "Print the parse of FILE as JSON (commands, parameters or sections, and diagnostics). "
+    "Exit 0 when the file has no errors, 1 when it has, 2 on usage errors."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="the file to parse ('-' reads standard input)")
     p.add_argument("--language", choices=LANGUAGE_CHOICES, help="the format (default: from the file name)")
     p.add_argument("--command", metavar="NAME", help="with --language params: the command whose schema applies")

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from heredoc_lsp.cli.names import SUMMARIES
 from heredoc_lsp.cli.run_common import Preparer, Request, UsageError, file_preparer, main_for
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.events import EventSink
@@ -49,15 +48,15 @@ def add_common_arguments(p: argparse.ArgumentParser, *, keep_going: bool = False
         p.add_argument("--keep-going", action="store_true", help="run every command even after one failed")
 
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "run",
-        help=SUMMARIES["run"],
-        description="Run every command of SCRIPT in order, each with its heredoc body as stdin, in the workspace "
-        "(default: the config file's folder, else the current one), sandboxed with bubblewrap when available. "
-        "Only .cli scripts run (apply an LLM's reply with 'heredoc-lsp apply'). A script with errors or a "
-        "possible_heredoc warning runs nothing. Exit 0 when completed or cancelled, 1 when failed, 2 on usage errors.",
-    )
+DESCRIPTION = (
+    "Run every command of SCRIPT in order, each with its heredoc body as stdin, in the workspace "
+    "(default: the config file's folder, else the current one), sandboxed with bubblewrap when available. "
+    "Only .cli scripts run (apply an LLM's reply with 'heredoc-lsp apply'). A script with errors or a "
+    "possible_heredoc warning runs nothing. Exit 0 when completed or cancelled, 1 when failed, 2 on usage errors."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("script", nargs="?", metavar="SCRIPT.cli", help="the script (JSON mode: may come in run.start)")
     add_common_arguments(p, keep_going=True)
     p.set_defaults(handler=run)
