@@ -16,13 +16,19 @@ from typing import Any, Literal
 from heredoc_lsp.analysis.core import analyze
 from heredoc_lsp.analysis.decode import decode_document
 from heredoc_lsp.cli.run import add_common_arguments
-from heredoc_lsp.cli.run_common import EXIT_USAGE, Request, UsageError, file_preparer, main_for, output_format
+from heredoc_lsp.cli.run_common import (
+    EXIT_USAGE,
+    Request,
+    UsageError,
+    file_preparer,
+    main_for,
+    output_format,
+    starter,
+)
 from heredoc_lsp.config import Config
-from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.engine import RunRefused
-from heredoc_lsp.executor.events import EventSink, RunEmitter, new_id
+from heredoc_lsp.executor.events import RunEmitter, new_id
 from heredoc_lsp.executor.jsonl import JsonlWriter
-from heredoc_lsp.executor.model import RunOutcome
 from heredoc_lsp.executor.protocol_text import example_fingerprints
 from heredoc_lsp.executor.reply_apply import apply_reply
 from heredoc_lsp.executor.reply_preview import preview_reply
@@ -72,20 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if args.preview:
         return _preview(args, workspace, session)
 
-    async def start(request: Request, sink: EventSink, control: RunControl) -> RunOutcome:
-        return await apply_reply(
-            request.path,
-            config=request.config,
-            options=request.options,
-            workspace=workspace,
-            session=session,
-            sink=sink,
-            control=control,
-            run_id=request.run_id,
-            again=args.again,
-            partial=args.partial,
-        )
-
+    start = starter(apply_reply, workspace=workspace, session=session, again=args.again, partial=args.partial)
     prepare_file = file_preparer(args)
 
     def prepare(path: Path, overrides: Mapping[str, Any] | None) -> Request:

@@ -14,10 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from heredoc_lsp.cli.run_common import Preparer, Request, UsageError, file_preparer, main_for
-from heredoc_lsp.executor.control import RunControl
-from heredoc_lsp.executor.events import EventSink
-from heredoc_lsp.executor.model import RunOutcome
+from heredoc_lsp.cli.run_common import Preparer, Request, UsageError, file_preparer, main_for, starter
 from heredoc_lsp.executor.script_run import run_script
 from heredoc_lsp.languages import Language, language_from_path
 
@@ -83,17 +80,7 @@ def not_a_script(path: Path) -> str | None:
 def run(args: argparse.Namespace) -> int:
     workspace = Path(args.workspace) if args.workspace else None
 
-    async def start(request: Request, sink: EventSink, control: RunControl) -> RunOutcome:
-        return await run_script(
-            request.path,
-            config=request.config,
-            options=request.options,
-            workspace=workspace,
-            sink=sink,
-            control=control,
-            run_id=request.run_id,
-        )
-
+    start = starter(run_script, workspace=workspace)
     prepare_file = file_preparer(args)
 
     def prepare(path: Path, overrides: Mapping[str, Any] | None) -> Request:

@@ -164,6 +164,24 @@ Starter = Callable[[Request, EventSink, RunControl], Awaitable[RunOutcome]]
 Preparer = Callable[[Path, Mapping[str, Any] | None], Request]
 
 
+def starter(runner: Callable[..., Awaitable[RunOutcome]], **fixed: Any) -> Starter:
+    """How ``run`` and ``apply`` start: ``runner`` (``run_script``, ``apply_reply``) on the request, with the
+    subcommand's ``fixed`` arguments."""
+
+    async def start(request: Request, sink: EventSink, control: RunControl) -> RunOutcome:
+        return await runner(
+            request.path,
+            config=request.config,
+            options=request.options,
+            sink=sink,
+            control=control,
+            run_id=request.run_id,
+            **fixed,
+        )
+
+    return start
+
+
 def file_preparer(args: argparse.Namespace) -> Preparer:
     """The usual preparer of ``run`` and ``apply``: the file must exist; its config and the options make the request."""
 
