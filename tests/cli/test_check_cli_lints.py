@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
-Runner = Callable[..., subprocess.CompletedProcess[str]]
-Files = Callable[..., Path]
+from tests.cli.conftest import Files, Runner
 
 
 def located(result: subprocess.CompletedProcess[str]) -> list[str]:

@@ -9,12 +9,12 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from tests.cli.conftest import Runner
 
 from heredoc_lsp.cli.check import OUTPUT_FORMATS
 from heredoc_lsp.cli.guard import CONFIG_NAMES, GuardError, read_event
@@ -23,7 +23,6 @@ from heredoc_lsp.cli.names import parser_actions
 from heredoc_lsp.config import model
 from heredoc_lsp.rules import RULES
 
-Runner = Callable[..., subprocess.CompletedProcess[str]]
 DATA = Path(__file__).resolve().parent / "data"
 
 
