@@ -1,17 +1,5 @@
-"""``heredoc-lsp parse FILE``: the parse of one document as JSON, for tools and agents (docs/formats.md).
-
-Output (1-based lines, 1-based code-point columns, ``end_column`` exclusive)::
-
-    {"language": "cli", "commands": [{"line", "command", "stdin": [lines] | null, "marker": str | null}],
-     "diagnostics": [{"line", "column", "end_line", "end_column", "severity", "code", "message"}]}
-
-``params``: ``"params": {name: value} | null`` (null when the body has errors); ``inbox``: ``"commands": [{"line",
-"name", "attrs", "body"}]`` (attribute names lower-cased, body null for self-closing tags); ``outbox``:
-``"sections": {name: {"line", "text"}}`` and ``"header": {"session", "sequence", "task"}``.
-
-Diagnostics are the same as ``check`` reports (workspace checks for inbox replies and suppressions included).
-Exit codes: 0 no errors, 1 errors, 2 usage errors (missing file, unknown format, broken config).
-"""
+"""``heredoc-lsp parse FILE``: the parse of one document as JSON, for tools and agents; its shape and exit codes
+are those of docs/formats.md ("The parse as JSON"). The diagnostics are those ``check`` reports."""
 
 from __future__ import annotations
 
