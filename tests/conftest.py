@@ -3,9 +3,12 @@ safety settings, docs/configuration.md) never takes part; servers and command li
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -48,3 +51,26 @@ terminator = "CHATROOM_HANDOFF_END"
 mode = "multi"
 required = ["BODY"]
 """
+
+
+@pytest.fixture(scope="session")
+def cli_lints() -> str:
+    """A .cli script with one of each .cli lint of docs/checking.md (``early_close`` first), as ``check`` and the
+    editors report them."""
+    return (
+        "cat > notes.md <<EOF\nSome text\nEOF\nmore text meant for the file\nEOF\n"
+        "echo \"$(cat <<'MSG'\nhello\nMSG\n)\"\n"
+        'gh issue create --body-file - <<BODY\nbody\nBODY\n  --title "x"\n'
+        "cat <<LOG &> all.log\nx\nLOG\n"
+        "cat <<OUT > out.txt &\ny\nOUT\n"
+    )
+
+
+def load_oracle(path: Path) -> ModuleType:
+    """A test folder's ``data/*_oracle.py`` (the script that asks bash for the expected answers), as a module."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(path.stem, module)
+    spec.loader.exec_module(module)
+    return module

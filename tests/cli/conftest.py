@@ -31,12 +31,23 @@ def run_cli(
     )
 
 
+Runner = Callable[..., subprocess.CompletedProcess[str]]
+Files = Callable[..., Path]
+
+
 @pytest.fixture
-def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
+def cli() -> Runner:
     return run_cli
 
 
-Files = Callable[..., Path]
+def write(path: Path, data: str | bytes) -> Path:
+    """Write ``data`` (text as UTF-8) to ``path``, its parents created."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, bytes):
+        path.write_bytes(data)
+    else:
+        path.write_text(data, encoding="utf-8")
+    return path
 
 
 @pytest.fixture
@@ -46,12 +57,7 @@ def files(tmp_path: Path) -> Files:
 
     def put(contents: dict[str, str | bytes]) -> Path:
         for name, data in contents.items():
-            path = tmp_path / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(data, bytes):
-                path.write_bytes(data)
-            else:
-                path.write_text(data, encoding="utf-8")
+            write(tmp_path / name, data)
         return tmp_path
 
     return put

@@ -7,23 +7,11 @@ import os
 import pty
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
-from tests.cli.conftest import problems
+from tests.cli.conftest import REPO, Runner, problems, write
 
-Runner = Callable[..., subprocess.CompletedProcess[str]]
-REPO = Path(__file__).resolve().parents[2]
 UNCLOSED = "Unclosed heredoc starting at line 1: expected 'EOF' but reached end of file"
-
-
-def write(path: Path, data: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(data, bytes):
-        path.write_bytes(data)
-    else:
-        path.write_text(data, encoding="utf-8")
-    return path
 
 
 def test_bundled_examples_pass_with_two_warnings(cli: Runner) -> None:

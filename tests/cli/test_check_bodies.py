@@ -3,14 +3,8 @@
 from __future__ import annotations
 
 import json
-import subprocess
-from collections.abc import Callable
-from pathlib import Path
 
-from tests.cli.conftest import problems
-
-Runner = Callable[..., subprocess.CompletedProcess[str]]
-Files = Callable[..., Path]
+from tests.cli.conftest import Files, Runner, problems
 
 SCRIPT = "echo start\npython3 - <<'PY'\nx = 'é😀' + (1,\nPY\ncat > cfg.json <<EOF\n{\"a\": 1 \"b\": 2}\nEOF\n"
 

@@ -6,19 +6,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
-Runner = Callable[..., subprocess.CompletedProcess[str]]
-Files = Callable[..., Path]
-
-LINTS = (
-    "cat > notes.md <<EOF\nSome text\nEOF\nmore text meant for the file\nEOF\n"
-    "echo \"$(cat <<'MSG'\nhello\nMSG\n)\"\n"
-    'gh issue create --body-file - <<BODY\nbody\nBODY\n  --title "x"\n'
-    "cat <<LOG &> all.log\nx\nLOG\n"
-    "cat <<OUT > out.txt &\ny\nOUT\n"
-)
+from tests.cli.conftest import Files, Runner
 
 
 def located(result: subprocess.CompletedProcess[str]) -> list[str]:
@@ -26,8 +16,8 @@ def located(result: subprocess.CompletedProcess[str]) -> list[str]:
     return [line.split("] ", 1)[0] + "]" for line in result.stdout.splitlines() if "[" in line]
 
 
-def test_check_reports_each_lint(cli: Runner, files: Files, tmp_path: Path) -> None:
-    files({"lints.cli": LINTS})
+def test_check_reports_each_lint(cli: Runner, files: Files, tmp_path: Path, cli_lints: str) -> None:
+    files({"lints.cli": cli_lints})
     result = cli("check", "lints.cli", cwd=tmp_path)
     assert located(result) == [
         "lints.cli:5:1: warning[early_close]",

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
-from tests.cli.conftest import problems
+from tests.cli.conftest import Runner, problems
 
 from heredoc_lsp.analysis.suppress import TextEdit
 from heredoc_lsp.cli.fix import apply_edits, fix_document
@@ -17,7 +15,6 @@ from heredoc_lsp.config.model import DEFAULT_CONFIG
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.diagnostics import Span
 
-Runner = Callable[..., subprocess.CompletedProcess[str]]
 SEED = {"HEREDOC_LSP_FIX_SEED": "7"}
 # invalid_marker (safe fix), unclosed_heredoc (unsafe fix), a collision (safe) and a line_continuation (no fix)
 SCRIPT = (

@@ -6,15 +6,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import jsonschema
-from tests.cli.conftest import problems
+from tests.cli.conftest import Files, Runner, problems
 
-Runner = Callable[..., subprocess.CompletedProcess[str]]
-Files = Callable[..., Path]
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 # line 1: possible_heredoc (warning); line 4: unclosed_heredoc (error)
 MIXED = "cat<<END\nEND\necho é\ncat <<EOF\n"

@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import jsonschema
-from tests.cli.conftest import problems
+from tests.cli.conftest import Files, Runner, problems
 
-Runner = Callable[..., subprocess.CompletedProcess[str]]
-Files = Callable[..., Path]
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 SEED = {"HEREDOC_LSP_FIX_SEED": "7"}
 # line 1: possible_heredoc (unsafe fix), line 3: no_effect (no fix), line 4: invalid_marker (safe fix),

@@ -9,15 +9,12 @@ import io
 import os
 import re
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from tests.cli.conftest import run_cli
 
 from heredoc_lsp.cli.main import SUBCOMMANDS, build_parser
-
-Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def parser_help(words: tuple[str, ...]) -> str:

@@ -18,13 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tests.cli.conftest import REPO
 from tests.editors.editors_harness import NVIM_012, editor_env
 
 from heredoc_lsp.cli.main import SUBCOMMANDS
 from heredoc_lsp.syntax.toml_load import loads as toml_loads
 
-Runner = Callable[..., subprocess.CompletedProcess[str]]
-REPO = Path(__file__).resolve().parents[2]
 TESTS = REPO / "tests"
 DOCS = ("README.md", *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").glob("*.md")), "docs/neovim/README.md")
 BIN = Path(sys.executable).parent  # the heredoc-lsp of this environment

@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import itertools
 import re
-import subprocess
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.cli.conftest import Runner
 
 from heredoc_lsp.analysis.core import analyze
 from heredoc_lsp.cli.fix import fix_document, suppress_all
 from heredoc_lsp.config import parse_config_text
 from heredoc_lsp.languages import Language
 
-Runner = Callable[..., subprocess.CompletedProcess[str]]
 SEED = {"HEREDOC_LSP_FIX_SEED": "7"}
 SCHEMA = '[commands."gh issue create"]\nparams = ["TITLE", "BODY", "LABELS"]\nrequired = ["TITLE", "BODY"]\n'
 CONFIG = parse_config_text(SCHEMA, Path("heredoc-lsp.toml"))

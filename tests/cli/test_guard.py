@@ -3,18 +3,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from tests.cli.conftest import Runner
+from tests.conftest import load_oracle
 
 from heredoc_lsp.cli.check import OUTPUT_FORMATS
 from heredoc_lsp.cli.guard import CONFIG_NAMES, GuardError, read_event
@@ -23,20 +22,10 @@ from heredoc_lsp.cli.names import parser_actions
 from heredoc_lsp.config import model
 from heredoc_lsp.rules import RULES
 
-Runner = Callable[..., subprocess.CompletedProcess[str]]
 DATA = Path(__file__).resolve().parent / "data"
 
 
-def _oracle_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("guard_oracle", DATA / "guard_oracle.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("guard_oracle", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-ORACLE = _oracle_module()
+ORACLE = load_oracle(DATA / "guard_oracle.py")
 CASES: dict[str, dict[str, str]] = {c["name"]: c for c in ORACLE.read_corpus()}
 VERDICTS: dict[str, dict[str, Any]] = {
     e["name"]: e for e in json.loads((DATA / "guard_oracle.json").read_text(encoding="utf-8"))

@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 
 import pytest
+from tests.cli.conftest import Runner
 
 from heredoc_lsp import __version__
 from heredoc_lsp.cli.main import SUBCOMMANDS, SUMMARIES, build_parser
 
-Runner = Callable[..., subprocess.CompletedProcess[str]]
 ONLY_MAIN = ["argparse", "heredoc_lsp", "heredoc_lsp.cli", "heredoc_lsp.cli.main", "heredoc_lsp.cli.names"]
 
 

@@ -3,16 +3,14 @@ escapes, long lines, the fix), and the frames through the command."""
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Callable
 from pathlib import Path
+
+from tests.cli.conftest import Runner
 
 from heredoc_lsp.analysis.suppress import TextEdit
 from heredoc_lsp.cli.fix import Offer
 from heredoc_lsp.cli.output import FRAME_WIDTH, code_frame
 from heredoc_lsp.syntax.diagnostics import Span, error, warning
-
-Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def test_the_line_and_a_caret_under_the_range_with_tabs_expanded_to_tab_stops() -> None:

@@ -3,18 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-Runner = Callable[..., subprocess.CompletedProcess[str]]
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+from tests.cli.conftest import Runner, write
 
 
 def parsed(cli: Runner, *args: str, cwd: Path, code: int = 0, stdin: str | None = None) -> Any:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-from collections.abc import Callable
+
+from tests.cli.conftest import Runner
 
 from heredoc_lsp.rules import RULES
-
-Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def test_rule_explains_a_code(cli: Runner) -> None:

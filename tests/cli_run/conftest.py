@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
 TERMINAL = {"run.completed", "run.failed", "run.cancelled"}
 
@@ -117,6 +119,12 @@ def check_stream(events: list[dict[str, Any]]) -> dict[str, Any]:
     return terminal[0]
 
 
+def run_text(args: list[str], cwd: Path) -> tuple[int, str, str]:
+    """A text-mode run, stdin closed: exit code, stdout, stderr."""
+    done = subprocess.run(cli(*args), cwd=cwd, capture_output=True, timeout=60, env=env(), stdin=subprocess.DEVNULL)
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
 def run_json(
     args: list[str], cwd: Path, stdin: bytes = b"", timeout: float = 60
 ) -> tuple[int, list[dict[str, Any]], str]:
@@ -137,3 +145,10 @@ def config(tmp_path: Path, confirm: str = "never", sandbox: str = "none", extra:
     text = f'[executor]\nconfirm = "{confirm}"\nsandbox = "{sandbox}"\n{extra}'
     write(Path(os.environ["XDG_CONFIG_HOME"]) / "heredoc-lsp" / "config.toml", text)
     return write(tmp_path / "heredoc-lsp.toml", text)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A workspace with the default ``config``."""
+    config(tmp_path)
+    return tmp_path

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from .conftest import cli, config, env, write
+from .conftest import cli, env, write
 
 REPLY = (
     '[CREATE_FILE path="ok.txt"]\nfine\n[/CREATE_FILE]\n'
@@ -23,42 +23,38 @@ def apply(args: list[str], cwd: Path) -> tuple[int, str, str]:
     return done.returncode, done.stdout.decode(), done.stderr.decode()
 
 
-def test_invalid_file_bodies_refuse_the_whole_reply(tmp_path: Path) -> None:
-    config(tmp_path)
-    write(tmp_path / "r.inbox", REPLY)
-    code, out, err = apply(["r.inbox"], tmp_path)
+def test_invalid_file_bodies_refuse_the_whole_reply(project: Path) -> None:
+    write(project / "r.inbox", REPLY)
+    code, out, err = apply(["r.inbox"], project)
     assert code == 2
     assert "2 files of this reply would not be valid in its language; nothing was applied" in err
     assert "r.inbox:8:6: error[body_syntax] python: '(' was never closed" in err
     assert "r.inbox:5:" in err and "error[body_syntax] json: " in err
     assert out == ""
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["heredoc-lsp.toml", "r.inbox"]
+    assert sorted(p.name for p in project.iterdir()) == ["heredoc-lsp.toml", "r.inbox"]
 
 
-def test_allow_invalid_applies_it(tmp_path: Path) -> None:
-    config(tmp_path)
-    write(tmp_path / "r.inbox", REPLY)
-    code, out, _ = apply(["r.inbox", "--allow-invalid"], tmp_path)
+def test_allow_invalid_applies_it(project: Path) -> None:
+    write(project / "r.inbox", REPLY)
+    code, out, _ = apply(["r.inbox", "--allow-invalid"], project)
     assert code == 0, out
-    assert (tmp_path / "src" / "a.py").read_text() == "print("
-    assert (tmp_path / "ran").exists()
+    assert (project / "src" / "a.py").read_text() == "print("
+    assert (project / "ran").exists()
 
 
-def test_a_suppressed_or_valid_reply_applies(tmp_path: Path) -> None:
-    config(tmp_path)
-    write(tmp_path / "r.inbox", "# heredoc-lsp: disable=body_syntax\n" + REPLY)
-    assert apply(["r.inbox"], tmp_path)[0] == 0
-    write(tmp_path / "v.inbox", '[CREATE_FILE path="v.json"]\n{"a": 1}\n[/CREATE_FILE]\n')
-    assert apply(["v.inbox"], tmp_path)[0] == 0
-    assert (tmp_path / "v.json").read_text() == '{"a": 1}'
+def test_a_suppressed_or_valid_reply_applies(project: Path) -> None:
+    write(project / "r.inbox", "# heredoc-lsp: disable=body_syntax\n" + REPLY)
+    assert apply(["r.inbox"], project)[0] == 0
+    write(project / "v.inbox", '[CREATE_FILE path="v.json"]\n{"a": 1}\n[/CREATE_FILE]\n')
+    assert apply(["v.inbox"], project)[0] == 0
+    assert (project / "v.json").read_text() == '{"a": 1}'
 
 
-def test_the_preview_shows_what_would_be_refused(tmp_path: Path) -> None:
-    config(tmp_path)
-    write(tmp_path / "r.inbox", REPLY)
-    code, out, _ = apply(["r.inbox", "--preview"], tmp_path)
+def test_the_preview_shows_what_would_be_refused(project: Path) -> None:
+    write(project / "r.inbox", REPLY)
+    code, out, _ = apply(["r.inbox", "--preview"], project)
     assert code == 0
     lines = out.splitlines()
     k = lines.index("Refused without --allow-invalid: files not valid in their language:")
     assert lines[k + 2] == "  r.inbox:8:6: error[body_syntax] python: '(' was never closed"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["heredoc-lsp.toml", "r.inbox"]
+    assert sorted(p.name for p in project.iterdir()) == ["heredoc-lsp.toml", "r.inbox"]

@@ -12,12 +12,6 @@ from tests.executor.conftest import processes_with, unique_sleep
 from .conftest import JsonRun, check_stream, config, run_json, write
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    config(tmp_path)
-    return tmp_path
-
-
 def test_completed_run_every_line_is_an_envelope(project: Path) -> None:
     write(project / "s.cli", "echo 'héllo 😀'\nprintf '\\033[1mbold\\033[0m\\377\\n' >&2\n")
     code, events, err = run_json(["run", "s.cli", "--output", "json"], project)

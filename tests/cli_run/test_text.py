@@ -16,27 +16,21 @@ from tests.executor.conftest import processes_with, unique_sleep
 
 from heredoc_lsp.executor.sandbox import UNISOLATED_NOTE
 
-from .conftest import cli, config, env, write
+from .conftest import cli, config, env, run_text, write
 
 ANSI = re.compile(r"\x1b\[")
 
 
-def run_text(args: list[str], cwd: Path) -> tuple[int, str, str]:
-    done = subprocess.run(cli(*args), cwd=cwd, capture_output=True, timeout=60, env=env(), stdin=subprocess.DEVNULL)
-    return done.returncode, done.stdout.decode(), done.stderr.decode()
-
-
-def test_plain_lines_without_a_terminal(tmp_path: Path) -> None:
-    config(tmp_path)
-    write(tmp_path / "s.cli", "echo one\ncat <<EOF\nbody\nEOF\nsh -c 'echo bad >&2; exit 4'\necho never\n")
-    code, out, err = run_text(["run", "s.cli"], tmp_path)
+def test_plain_lines_without_a_terminal(project: Path) -> None:
+    write(project / "s.cli", "echo one\ncat <<EOF\nbody\nEOF\nsh -c 'echo bad >&2; exit 4'\necho never\n")
+    code, out, err = run_text(["run", "s.cli"], project)
     assert code == 1
     assert err == ""
     assert not ANSI.search(out)
     assert [re.sub(r"\d+\.\d\d s\)$", "<t>)", line) for line in out.splitlines()] == [
-        f"Running {tmp_path / 's.cli'}",
+        f"Running {project / 's.cli'}",
         f'  sandbox = "none": {UNISOLATED_NOTE}',
-        f"  4 commands in {tmp_path} (sandbox: none)",
+        f"  4 commands in {project} (sandbox: none)",
         "[1/4] line 1: echo one",
         "[OK] line 1: echo one (exit 0, <t>)",
         "    one",
@@ -51,13 +45,12 @@ def test_plain_lines_without_a_terminal(tmp_path: Path) -> None:
     ]
 
 
-def test_parse_errors_go_to_stderr(tmp_path: Path) -> None:
-    config(tmp_path)
-    write(tmp_path / "s.cli", "cat <<EOF\nno end\n")
-    code, out, err = run_text(["run", "s.cli"], tmp_path)
+def test_parse_errors_go_to_stderr(project: Path) -> None:
+    write(project / "s.cli", "cat <<EOF\nno end\n")
+    code, out, err = run_text(["run", "s.cli"], project)
     assert code == 1
     assert err == (
-        f"{tmp_path / 's.cli'}:1:7: error[unclosed_heredoc] Unclosed heredoc starting at line 1: expected 'EOF' "
+        f"{project / 's.cli'}:1:7: error[unclosed_heredoc] Unclosed heredoc starting at line 1: expected 'EOF' "
         "but reached end of file\n"
     )
     assert out.splitlines()[-1].startswith("Failed (parse_error): s.cli has 1 error; nothing was run")
@@ -128,29 +121,30 @@ def test_declined_on_a_terminal(tmp_path: Path) -> None:
     assert not (tmp_path / "made").exists()
 
 
-def test_sigterm_to_the_cli_kills_the_commands(tmp_path: Path) -> None:
-    secs = unique_sleep()
-    config(tmp_path)
-    write(tmp_path / "s.cli", f"echo started; sleep {secs}\n")
-    proc = subprocess.Popen(
-        cli("run", "s.cli"), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env()
-    )
-    assert proc.stdout is not None
+def _signalled(args: list[str], cwd: Path, secs: str, signum: int) -> tuple[int, str]:
+    """Start ``heredoc-lsp ARGS`` and send it ``signum`` once its ``sleep SECS`` runs: the exit code and stdout."""
+    proc = subprocess.Popen(cli(*args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env())
     deadline = time.monotonic() + 20
     while not processes_with(f"sleep {secs}") and time.monotonic() < deadline:
         time.sleep(0.05)
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signum)
     out, _ = proc.communicate(timeout=20)
-    assert proc.returncode == 143
-    assert "[TERMINATED] line 1: echo started; sleep" in out.decode()
-    assert "Terminated." in out.decode()
+    return proc.returncode, out.decode()
+
+
+def test_sigterm_to_the_cli_kills_the_commands(project: Path) -> None:
+    secs = unique_sleep()
+    write(project / "s.cli", f"echo started; sleep {secs}\n")
+    code, out = _signalled(["run", "s.cli"], project, secs, signal.SIGTERM)
+    assert code == 143
+    assert "[TERMINATED] line 1: echo started; sleep" in out
+    assert "Terminated." in out
     assert processes_with(f"sleep {secs}") == []
 
 
-def test_apply_text(tmp_path: Path) -> None:
-    config(tmp_path)
-    write(tmp_path / "r.inbox", '[CREATE_FILE path="x/y.txt"]\nhi\n[/CREATE_FILE]\n[READ_FILE path="/etc/passwd"]\n')
-    code, out, _ = run_text(["apply", "r.inbox"], tmp_path)
+def test_apply_text(project: Path) -> None:
+    write(project / "r.inbox", '[CREATE_FILE path="x/y.txt"]\nhi\n[/CREATE_FILE]\n[READ_FILE path="/etc/passwd"]\n')
+    code, out, _ = run_text(["apply", "r.inbox"], project)
     assert code == 1  # one block failed
     lines = out.splitlines()
     assert "[OK] CREATE_FILE: Created 'x/y.txt'" in lines
@@ -161,60 +155,50 @@ def test_apply_text(tmp_path: Path) -> None:
     assert lines[-1] == "Completed: 2 commands: 1 OK, 1 FAILED"
 
 
-def test_agent_new_and_watch_once(tmp_path: Path) -> None:
-    config(tmp_path)
-    code, out, _ = run_text(["agent", "new", "Make a greeting file", "--output", "json"], tmp_path)
+def test_agent_new_and_watch_once(project: Path) -> None:
+    code, out, _ = run_text(["agent", "new", "Make a greeting file", "--output", "json"], project)
     assert code == 0
     events = [json.loads(line) for line in out.splitlines()]
     assert [e["type"] for e in events] == ["run.started", "run.artifact", "run.artifact", "run.completed"]
     session = events[-1]["payload"]["session"]
-    first = tmp_path / "outbox" / f"{session}_seq0001.txt"
+    first = project / "outbox" / f"{session}_seq0001.txt"
     assert events[-1]["payload"]["outbox"] == str(first)
     assert first.read_text().startswith(
         f"=== HEADER ===\nSession: {session}\nSequence: 1\nTask: Make a greeting file\n"
     )
-    write(tmp_path / "inbox" / "a.txt", '[CREATE_FILE path="greet.txt"]\nhello\n[/CREATE_FILE]\n')
+    write(project / "inbox" / "a.txt", '[CREATE_FILE path="greet.txt"]\nhello\n[/CREATE_FILE]\n')
     time.sleep(0.01)
-    write(tmp_path / "inbox" / "b.txt", "[DONE]\nmade greet.txt\n[/DONE]\n")
-    os.utime(tmp_path / "inbox" / "a.txt", (1, 1))  # oldest first, whatever the names
-    code, out, err = run_text(["agent", "watch", "--once"], tmp_path)
+    write(project / "inbox" / "b.txt", "[DONE]\nmade greet.txt\n[/DONE]\n")
+    os.utime(project / "inbox" / "a.txt", (1, 1))  # oldest first, whatever the names
+    code, out, err = run_text(["agent", "watch", "--once"], project)
     assert (code, err) == (0, "")
-    assert " ".join(out.split()).startswith(f"Processing {tmp_path / 'inbox'} once ") and "Ctrl-C" not in out
-    assert out.index("Applying " + str(tmp_path / "inbox" / "a.txt")) < out.index("b.txt")
-    assert "Next outbox: " + str(tmp_path / "outbox" / f"{session}_seq0002.txt") in out
-    assert sorted(p.name for p in (tmp_path / "inbox" / "processed").iterdir()) == ["a.txt", "b.txt"]
-    assert (tmp_path / "greet.txt").read_text() == "hello"
-    state = json.loads((tmp_path / "sessions" / f"{session}.json").read_text())
+    assert " ".join(out.split()).startswith(f"Processing {project / 'inbox'} once ") and "Ctrl-C" not in out
+    assert out.index("Applying " + str(project / "inbox" / "a.txt")) < out.index("b.txt")
+    assert "Next outbox: " + str(project / "outbox" / f"{session}_seq0002.txt") in out
+    assert sorted(p.name for p in (project / "inbox" / "processed").iterdir()) == ["a.txt", "b.txt"]
+    assert (project / "greet.txt").read_text() == "hello"
+    state = json.loads((project / "sessions" / f"{session}.json").read_text())
     assert (state["isComplete"], state["sequenceNumber"]) == (True, 2)
-    code, _out, err = run_text(["agent", "watch", "--once"], tmp_path / "inbox")
+    code, _out, err = run_text(["agent", "watch", "--once"], project / "inbox")
     assert code == 2 and "has no sessions/ folder" in err
 
 
-def test_apply_of_a_file_with_no_commands_is_a_usage_error(tmp_path: Path) -> None:
-    config(tmp_path)
-    write(tmp_path / "notes.txt", "Just some prose, no [CREATE_FILE] block.\n")
-    code, out, err = run_text(["apply", "notes.txt"], tmp_path)
+def test_apply_of_a_file_with_no_commands_is_a_usage_error(project: Path) -> None:
+    write(project / "notes.txt", "Just some prose, no [CREATE_FILE] block.\n")
+    code, out, err = run_text(["apply", "notes.txt"], project)
     assert code == 2
     assert "notes.txt: not a reply: it holds no commands" in err
     assert "Completed" not in out
 
 
-def test_ctrl_c_during_a_reply_says_interrupted(tmp_path: Path) -> None:
+def test_ctrl_c_during_a_reply_says_interrupted(project: Path) -> None:
     secs = unique_sleep()
-    config(tmp_path)
-    write(tmp_path / "r.inbox", f"[RUN_COMMAND]\nsleep {secs}\n[/RUN_COMMAND]\n")
-    proc = subprocess.Popen(
-        cli("apply", "r.inbox"), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env()
-    )
-    deadline = time.monotonic() + 20
-    while not processes_with(f"sleep {secs}") and time.monotonic() < deadline:
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=20)
-    assert proc.returncode == 130
-    assert f"[INTERRUPTED] RUN_COMMAND: sleep {secs}\n" in out.decode()
-    assert out.decode().endswith("Interrupted.\n")
-    assert "FAILED" not in out.decode()
+    write(project / "r.inbox", f"[RUN_COMMAND]\nsleep {secs}\n[/RUN_COMMAND]\n")
+    code, out = _signalled(["apply", "r.inbox"], project, secs, signal.SIGINT)
+    assert code == 130
+    assert f"[INTERRUPTED] RUN_COMMAND: sleep {secs}\n" in out
+    assert out.endswith("Interrupted.\n")
+    assert "FAILED" not in out
     assert processes_with(f"sleep {secs}") == []
 
 
@@ -224,23 +208,21 @@ OSC8 = "\x1b]8;;https://x.invalid\x1b\\click\x1b]8;;\x1b\\"
 ERASE = "\x1b[1A\x1b[2K"
 
 
-def test_escape_sequences_in_a_script_line_are_shown_not_obeyed(tmp_path: Path) -> None:
-    config(tmp_path)
-    write(tmp_path / "s.cli", f"true # {OSC52}{ERASE}\n")
-    code, out, err = run_text(["run", "s.cli"], tmp_path)
+def test_escape_sequences_in_a_script_line_are_shown_not_obeyed(project: Path) -> None:
+    write(project / "s.cli", f"true # {OSC52}{ERASE}\n")
+    code, out, err = run_text(["run", "s.cli"], project)
     assert code == 0, (out, err)
     assert "\x1b" not in out + err and "\x07" not in out
     assert "true # \\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[1A\\x1b[2K" in out
 
 
-def test_escape_sequences_in_a_reply_are_shown_not_obeyed(tmp_path: Path) -> None:
-    config(tmp_path)
+def test_escape_sequences_in_a_reply_are_shown_not_obeyed(project: Path) -> None:
     write(
-        tmp_path / "r.inbox",
+        project / "r.inbox",
         f"[RUN_COMMAND]\ntrue {OSC8}\n[/RUN_COMMAND]\n[MESSAGE]\nhi {OSC52}\n{ERASE}fake line\n[/MESSAGE]\n"
         f"[DONE]\nbye {OSC8}\n[/DONE]\n",
     )
-    code, out, err = run_text(["apply", "r.inbox"], tmp_path)
+    code, out, err = run_text(["apply", "r.inbox"], project)
     assert code == 1, (out, err)  # the command fails in the shell (the sequence's ';' splits it): a failed block
     assert "\x1b" not in out + err
     assert "\\x1b]8;;https://x.invalid" in out and "\\x1b]52;c;" in out and "\\x1b[1A\\x1b[2Kfake line" in out
@@ -256,10 +238,9 @@ def test_a_file_name_with_rich_markup_is_asked_about_as_written(tmp_path: Path) 
     assert name in out.replace("\r\n", "")
 
 
-def test_the_scripts_warnings_are_shown_before_it_runs(tmp_path: Path) -> None:
-    config(tmp_path)
-    write(tmp_path / "s.cli", "echo start\ncd docs\necho never\n")
-    code, out, _ = run_text(["run", "s.cli"], tmp_path)
+def test_the_scripts_warnings_are_shown_before_it_runs(project: Path) -> None:
+    write(project / "s.cli", "echo start\ncd docs\necho never\n")
+    code, out, _ = run_text(["run", "s.cli"], project)
     assert code == 1
     lines = out.splitlines()
     warning = next(i for i, line in enumerate(lines) if "warning[no_effect]" in line)

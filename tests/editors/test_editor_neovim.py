@@ -45,14 +45,7 @@ def test_unclosed_heredoc_shown_and_fixed(
     assert result["lines"] == ["echo start", "é😀 cat <<EOF", "body é😀", "EOF"]
 
 
-# The .cli lints of docs/checking.md, one of each; the first (early_close) gets its quick fix, the others stay.
-LINTS = (
-    "cat > notes.md <<EOF\nSome text\nEOF\nmore text meant for the file\nEOF\n"
-    "echo \"$(cat <<'MSG'\nhello\nMSG\n)\"\n"
-    'gh issue create --body-file - <<BODY\nbody\nBODY\n  --title "x"\n'
-    "cat <<LOG &> all.log\nx\nLOG\n"
-    "cat <<OUT > out.txt &\ny\nOUT\n"
-)
+# The lints of the cli_lints fixture (tests/conftest.py): early_close gets its quick fix, the others stay.
 LINT_CODES = [
     (4, "early_close"),
     (5, "shell_syntax"),
@@ -71,12 +64,14 @@ EARLY_CLOSE_FIX = "Rename the marker 'EOF' to 'EOF_1' so that the heredoc runs t
         pytest.param(NVIM_012, "nvim-0.11", id="nvim-0.12-lsp-config"),
     ],
 )
-def test_the_cli_lints_are_shown_and_early_close_is_fixed(tmp_path: Path, nvim: str, config: str) -> None:
+def test_the_cli_lints_are_shown_and_early_close_is_fixed(
+    tmp_path: Path, nvim: str, config: str, cli_lints: str
+) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "heredoc-lsp.toml").write_text("", encoding="utf-8")
     file = workspace / "lints.cli"
-    file.write_text(LINTS, encoding="utf-8")
+    file.write_text(cli_lints, encoding="utf-8")
     result = run_nvim(
         nvim,
         snippet(config),

@@ -5,21 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from syntax_schemas import HANDOFF, TASK, TOOL
 
 from heredoc_lsp.syntax.cli import CliScript, Command, Comment, Heredoc, command_stdin, parse_cli, reparse_cli
 from heredoc_lsp.syntax.diagnostics import Related, Severity, Span
 from heredoc_lsp.syntax.schema import CommandSchema
 from heredoc_lsp.syntax.text import split_lines
 
-TASK = CommandSchema(
-    "chatroom task-started",
-    "multi",
-    params=("TITLE", "DESCRIPTION", "TECH_SPECS"),
-    required=("TITLE", "DESCRIPTION"),
-    terminator="PARAMS_END",
-)
-HANDOFF = CommandSchema("chatroom handoff", "single", single_param="MESSAGE", terminator="CHATROOM_HANDOFF_END")
-TOOL = CommandSchema("tool run", "text", terminator="TOOL_END")
 SCHEMAS = {s.name: s for s in (TASK, HANDOFF, TOOL)}
 
 

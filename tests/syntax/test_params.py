@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from syntax_schemas import HANDOFF, TASK
+from syntax_schemas import TOOL as TEXT
 
 from heredoc_lsp.syntax.diagnostics import Related, Severity, Span
 from heredoc_lsp.syntax.params import (
@@ -16,16 +18,7 @@ from heredoc_lsp.syntax.params import (
 from heredoc_lsp.syntax.schema import CommandSchema
 from heredoc_lsp.syntax.text import split_lines
 
-TASK = CommandSchema(
-    "chatroom task-started",
-    "multi",
-    params=("TITLE", "DESCRIPTION", "TECH_SPECS"),
-    required=("TITLE", "DESCRIPTION"),
-    terminator="PARAMS_END",
-)
 ANY = CommandSchema("tracker note", "multi", params=None, required=("BODY",))
-HANDOFF = CommandSchema("chatroom handoff", "single", single_param="MESSAGE", terminator="CHATROOM_HANDOFF_END")
-TEXT = CommandSchema("tool run", "text", terminator="TOOL_END")
 
 Diag = tuple[str, tuple[int, int, int, int], str]
 

@@ -3,31 +3,20 @@ heredocs read with bash's rules, and bounded work on hostile input."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 import time
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from tests.conftest import load_oracle
 
 from heredoc_lsp.syntax.shell import MAX_DEPTH, ShellHeredoc, incomplete, scan
 
 DATA = Path(__file__).resolve().parent / "data"
 
 
-def _oracle_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("shell_oracle", DATA / "shell_oracle.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("shell_oracle", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-ORACLE = _oracle_module()
+ORACLE = load_oracle(DATA / "shell_oracle.py")
 ENTRIES: list[dict[str, object]] = json.loads((DATA / "shell_oracle.json").read_text(encoding="utf-8"))
 
 

@@ -28,7 +28,6 @@ from rich.console import Console
 from rich.text import Text
 
 from heredoc_lsp.analysis.decode import decode_document
-from heredoc_lsp.cli.names import SUMMARIES
 from heredoc_lsp.cli.progress import TextDisplay, ask_on
 from heredoc_lsp.cli.run import add_common_arguments
 from heredoc_lsp.cli.run_common import (
@@ -65,13 +64,13 @@ if TYPE_CHECKING:
     from heredoc_lsp.executor.agent import AgentPaths, ReplyLedger
 
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "agent",
-        help=SUMMARIES["agent"],
-        description="The agent loop: 'agent new TASK' writes the first outbox; 'agent watch' applies replies "
-        "saved in inbox/ and writes the next outboxes.",
-    )
+DESCRIPTION = (
+    "The agent loop: 'agent new TASK' writes the first outbox; 'agent watch' applies replies "
+    "saved in inbox/ and writes the next outboxes."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="agent_command", metavar="ACTION")
     new_help = "start a session for TASK and write its first outbox"
     new = sub.add_parser("new", help=new_help, description=new_help[:1].upper() + new_help[1:] + ".")

@@ -15,15 +15,20 @@ from typing import Any, Literal
 
 from heredoc_lsp.analysis.core import analyze
 from heredoc_lsp.analysis.decode import decode_document
-from heredoc_lsp.cli.names import SUMMARIES
 from heredoc_lsp.cli.run import add_common_arguments
-from heredoc_lsp.cli.run_common import EXIT_USAGE, Request, UsageError, file_preparer, main_for, output_format
+from heredoc_lsp.cli.run_common import (
+    EXIT_USAGE,
+    Request,
+    UsageError,
+    file_preparer,
+    main_for,
+    output_format,
+    starter,
+)
 from heredoc_lsp.config import Config
-from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.engine import RunRefused
-from heredoc_lsp.executor.events import EventSink, RunEmitter, new_id
+from heredoc_lsp.executor.events import RunEmitter, new_id
 from heredoc_lsp.executor.jsonl import JsonlWriter
-from heredoc_lsp.executor.model import RunOutcome
 from heredoc_lsp.executor.protocol_text import example_fingerprints
 from heredoc_lsp.executor.reply_apply import apply_reply
 from heredoc_lsp.executor.reply_preview import preview_reply
@@ -34,18 +39,17 @@ from heredoc_lsp.syntax.reply_shape import prompt_problem
 from heredoc_lsp.syntax.text import split_lines
 from heredoc_lsp.syntax.visible import visible
 
+DESCRIPTION = (
+    "Apply the commands of REPLY to the workspace (default: the agent root for inbox/x.txt, else "
+    "the config file's folder, else the reply's folder). With an active session, write the next outbox. "
+    "Exit 0 when every block succeeded, 1 when any block failed (or the run failed), 2 on usage errors and "
+    "refusals (a file with no commands, a prompt pasted back, a reply that looks cut off, a reply applied "
+    "before: the ledger .heredoc-lsp/replies.json of the workspace), 130 when cancelled. What the reply "
+    "changes is kept for 'heredoc-lsp undo'."
+)
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "apply",
-        help=SUMMARIES["apply"],
-        description="Apply the commands of REPLY to the workspace (default: the agent root for inbox/x.txt, else "
-        "the config file's folder, else the reply's folder). With an active session, write the next outbox. "
-        "Exit 0 when every block succeeded, 1 when any block failed (or the run failed), 2 on usage errors and "
-        "refusals (a file with no commands, a prompt pasted back, a reply that looks cut off, a reply applied "
-        "before: the ledger .heredoc-lsp/replies.json of the workspace), 130 when cancelled. What the reply "
-        "changes is kept for 'heredoc-lsp undo'.",
-    )
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("reply", nargs="?", metavar="REPLY", help="the reply file (JSON mode: may come in run.start)")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--session", metavar="ID", help="the agent session (default: the active one, if any)")
@@ -74,20 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if args.preview:
         return _preview(args, workspace, session)
 
-    async def start(request: Request, sink: EventSink, control: RunControl) -> RunOutcome:
-        return await apply_reply(
-            request.path,
-            config=request.config,
-            options=request.options,
-            workspace=workspace,
-            session=session,
-            sink=sink,
-            control=control,
-            run_id=request.run_id,
-            again=args.again,
-            partial=args.partial,
-        )
-
+    start = starter(apply_reply, workspace=workspace, session=session, again=args.again, partial=args.partial)
     prepare_file = file_preparer(args)
 
     def prepare(path: Path, overrides: Mapping[str, Any] | None) -> Request:

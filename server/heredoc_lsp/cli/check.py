@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from heredoc_lsp.cli.names import SUMMARIES, did_you_mean
+from heredoc_lsp.cli.names import did_you_mean
 from heredoc_lsp.cli.sources import LANGUAGE_CHOICES, Source, UsageError
 from heredoc_lsp.fs import TreeWalk, read_regular
 from heredoc_lsp.syntax.lazy_re import lazy_compile
@@ -50,7 +50,7 @@ _GLOB_SPLIT = lazy_compile(r"[*?/]+")
 WATCH_TICK_MS = 200  # how often --watch's generator wakes up when nothing changes
 OUTPUT_FORMATS = ("text", "full", "concise", "json", "github", "sarif", "gitlab", "junit")
 
-# Every option of ``check``, declared once: ``add_parser`` builds the argparse parser from it and ``simple_args``
+# Every option of ``check``, declared once: ``add_arguments`` builds the argparse parser from it and ``simple_args``
 # (the argparse-free fast path) reads the same table. (flags, dest, kind, default, choices, metavar, help); kind is
 # "flag" (store_true), "value" (one value) or "list" (comma-separated values, repeatable, added up).
 OPTIONS: tuple[tuple[tuple[str, ...], str, str, Any, tuple[str, ...] | None, str | None, str], ...] = (
@@ -176,15 +176,15 @@ def _split_codes(value: str) -> list[str]:
     return [c.strip(" \t") for c in value.split(",") if c.strip(" \t")]
 
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "check",
-        help=SUMMARIES["check"],
-        description="Check every supported file under the PATHs (default: the current directory): *.cli, "
-        "*.inbox, **/inbox/*.txt, *.outbox, **/outbox/*_seqNNNN.txt. Exit 0 when there are no errors, 1 when there "
-        "are, 2 on usage errors. 'heredoc-lsp rule CODE' explains a code.",
-        allow_abbrev=False,  # as ruff: a shortened option is unknown (and the fast path reads whole ones only)
-    )
+DESCRIPTION = (
+    "Check every supported file under the PATHs (default: the current directory): *.cli, "
+    "*.inbox, **/inbox/*.txt, *.outbox, **/outbox/*_seqNNNN.txt. Exit 0 when there are no errors, 1 when there "
+    "are, 2 on usage errors. 'heredoc-lsp rule CODE' explains a code."
+)
+ALLOW_ABBREV = False  # as ruff: a shortened option is unknown (and the fast path reads whole ones only)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories ('-' reads standard input)")
     for flags, dest, kind, default, choices, metavar, help_text in OPTIONS:
         if kind == "flag":
@@ -892,7 +892,7 @@ def _fix(
 ) -> tuple[Any, bytes]:
     """Fix one document (write it, print its diff, or for standard input give the fixed buffer back); returns the
     analysis of the result and the document's bytes as they end."""
-    from heredoc_lsp.cli.fix import fix_document, id_generator, unified_diff, write_atomic  # deferred: check start-up
+    from heredoc_lsp.cli.fix import fix_document, id_generator, unified_diff  # deferred: check start-up
     from heredoc_lsp.syntax.text import decode_bytes  # deferred: check start-up
 
     decoded = decode_bytes(data)
@@ -925,15 +925,24 @@ def _fix(
     new_data = ("\ufeff" if decoded.had_bom else "").encode() + result.text.encode("utf-8")
     if source.path is None:
         return result.analysis, new_data  # standard input: the fixed buffer goes to standard output
-    try:
-        write_atomic(source.path, new_data)
-    except OSError as exc:
-        run_state.note(f"cannot write {source.display}: {exc.strerror or exc}", always=True)
-        run_state.failed = True
+    if not _written(run_state, source, source.path, new_data):
         return analysis, data
     codes = ", ".join(sorted({d.code for d in result.fixed}))
     run_state.note(f"fixed {source.display}: {len(result.fixed)} ({codes})", always=True)
     return result.analysis, new_data
+
+
+def _written(run_state: _Run, source: Source, path: Path, data: bytes) -> bool:
+    """Write a fixed file; a failure is told and makes the exit code 2."""
+    from heredoc_lsp.cli.fix import write_atomic  # deferred: check start-up
+
+    try:
+        write_atomic(path, data)
+    except OSError as exc:
+        run_state.note(f"cannot write {source.display}: {exc.strerror or exc}", always=True)
+        run_state.failed = True
+        return False
+    return True
 
 
 def _add_noqa(
@@ -948,7 +957,7 @@ def _add_noqa(
     counts: _Counts,
 ) -> Any:
     """``--add-noqa``: write a directive for every selected problem of one file; returns the new analysis."""
-    from heredoc_lsp.cli.fix import suppress_all, write_atomic  # deferred: check start-up
+    from heredoc_lsp.cli.fix import suppress_all  # deferred: check start-up
     from heredoc_lsp.syntax.text import decode_bytes  # deferred: check start-up
 
     if source.path is None or not any(selected(d.code) for d in analysis.diagnostics):
@@ -962,11 +971,9 @@ def _add_noqa(
     )
     if not done.added:
         return analysis
-    try:
-        write_atomic(source.path, ("\ufeff" if decoded.had_bom else "").encode() + done.text.encode("utf-8"))
-    except OSError as exc:
-        run_state.note(f"cannot write {source.display}: {exc.strerror or exc}", always=True)
-        run_state.failed = True
+    if not _written(
+        run_state, source, source.path, ("\ufeff" if decoded.had_bom else "").encode() + done.text.encode()
+    ):
         return analysis
     counts.directives += done.added
     counts.directive_files += 1

@@ -14,7 +14,6 @@ import shlex
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from heredoc_lsp.cli.main import build_parser
 from heredoc_lsp.cli.names import SUMMARIES, parser_actions
@@ -328,14 +327,14 @@ def fish_script(tree: Command) -> str:
 SCRIPTS: Mapping[str, Callable[[Command], str]] = {"bash": bash_script, "zsh": zsh_script, "fish": fish_script}
 
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "completion",
-        help=SUMMARIES["completion"],
-        description="Print a completion script for SHELL, generated from heredoc-lsp's own argument parser. "
-        "bash: source <(heredoc-lsp completion bash); zsh: heredoc-lsp completion zsh > a folder of $fpath as "
-        "_heredoc-lsp; fish: heredoc-lsp completion fish > ~/.config/fish/completions/heredoc-lsp.fish.",
-    )
+DESCRIPTION = (
+    "Print a completion script for SHELL, generated from heredoc-lsp's own argument parser. "
+    "bash: source <(heredoc-lsp completion bash); zsh: heredoc-lsp completion zsh > a folder of $fpath as "
+    "_heredoc-lsp; fish: heredoc-lsp completion fish > ~/.config/fish/completions/heredoc-lsp.fish."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("shell", metavar="SHELL", choices=SHELLS, help="the shell: bash, zsh or fish")
     p.set_defaults(handler=run)
 

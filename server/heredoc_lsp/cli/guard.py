@@ -1,20 +1,9 @@
-"""``heredoc-lsp guard``: a pre-tool-use hook that checks the shell command a coding agent is about to run
-(docs/guard.md).
+"""``heredoc-lsp guard``: a pre-tool-use hook that checks the shell command a coding agent is about to run.
 
-It reads one hook event as JSON on standard input — Claude Code's ``PreToolUse``, Codex's ``PreToolUse`` (the same
-shape with a ``turn_id``) or gemini-cli's ``BeforeTool`` — checks ``tool_input.command`` with bash's rules
-(:mod:`heredoc_lsp.syntax.bash`) and the structured bodies of the commands configured in the config found from
-the event's ``cwd``, and answers in the format the agent expects:
-
-- nothing wrong, or a tool other than the shell: exit 0, nothing on stdout (the agent's own permission flow goes
-  on);
-- a problem: exit 0 and a deny answer whose reason names each problem, its line and how to fix it;
-- with ``--rewrite``, when every problem has a provably safe fix: the fixed command as the agent's documented
-  input rewrite (Claude Code: ``updatedInput`` with ``permissionDecision: "ask"``, so the person sees the fixed
-  command; gemini-cli: ``hookSpecificOutput.tool_input``; Codex accepts a rewrite only as an ``allow`` that
-  skips its approvals, so there the answer stays a deny that quotes the fixed command);
-- input that is not such an event (not JSON, too large, another event): one line on stderr, exit 1 (a
-  non-blocking error for every agent), never a traceback; reading stops after :data:`READ_TIMEOUT_S` seconds.
+docs/guard.md says which hook events it reads (Claude Code, Codex, gemini-cli), how it answers each (deny, or with
+``--rewrite`` the fixed command) and what it does with input that is not such an event (one line on stderr, exit
+1; reading stops after :data:`READ_TIMEOUT_S` seconds). The command is checked with bash's rules
+(:mod:`heredoc_lsp.syntax.bash`) and the structured bodies of the config found from the event's ``cwd``.
 
 Start-up time matters (it runs before every shell call): only the standard library's ``json``, ``os`` and
 ``sys`` and the lexer are imported; the config loader only when a config file may apply.
@@ -27,11 +16,11 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
-from heredoc_lsp.cli.names import SUMMARIES
 from heredoc_lsp.syntax.bash import parse_bash, rewrite_bash
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
     from heredoc_lsp.syntax.bash import BashCommand
@@ -51,14 +40,14 @@ class GuardError(Exception):
     """Input the guard cannot use: one line on stderr, exit 1."""
 
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "guard",
-        help=SUMMARIES["guard"],
-        description="A pre-tool-use hook for coding agents: read one hook event (Claude Code PreToolUse, Codex "
-        "PreToolUse, gemini-cli BeforeTool) as JSON on stdin and deny a shell command whose heredocs or syntax bash "
-        "would not run as written. Nothing wrong: exit 0, no output. See docs/guard.md.",
-    )
+DESCRIPTION = (
+    "A pre-tool-use hook for coding agents: read one hook event (Claude Code PreToolUse, Codex "
+    "PreToolUse, gemini-cli BeforeTool) as JSON on stdin and deny a shell command whose heredocs or syntax bash "
+    "would not run as written. Nothing wrong: exit 0, no output. See docs/guard.md."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--format",
         dest="format",
@@ -78,7 +67,7 @@ def run(args: Any) -> int:
 
 def main(words: Sequence[str]) -> int | None:
     """The fast path of ``heredoc-lsp guard WORDS`` (no argparse); None when the words need the full parser: a
-    usage error, or ``-h``/``--help`` (the help is argparse's, generated from :func:`add_parser`)."""
+    usage error, or ``-h``/``--help`` (the help is argparse's, generated from :func:`add_arguments`)."""
     fmt, rewrite = "auto", False
     k = 0
     while k < len(words):

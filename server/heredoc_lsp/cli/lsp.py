@@ -8,19 +8,14 @@ import logging
 import os
 import stat
 import sys
-from typing import Any
-
-from heredoc_lsp.cli.names import SUMMARIES
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
-def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "lsp",
-        help=SUMMARIES["lsp"],
-        description="Run the heredoc-lsp language server over stdio. Logs go to stderr, never stdout.",
-    )
+DESCRIPTION = "Run the heredoc-lsp language server over stdio. Logs go to stderr, never stdout."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead (for debugging)")
     parser.add_argument(

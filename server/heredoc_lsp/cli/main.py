@@ -1,7 +1,8 @@
 """`heredoc-lsp` entry point: dispatches to one module per subcommand.
 
-Each subcommand module exposes ``add_parser(subparsers)`` and ``run(args) -> int`` and keeps heavy imports
-(pygls, lsprotocol, rich) inside ``run`` so that ``check`` and ``parse`` start fast.
+Each subcommand module exposes ``DESCRIPTION``, ``add_arguments(parser)`` (which sets the ``handler``) and
+``run(args) -> int`` and keeps heavy imports (pygls, lsprotocol, rich) inside ``run`` so that ``check`` and
+``parse`` start fast.
 """
 
 from __future__ import annotations
@@ -16,20 +17,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
-# subcommand name -> module under heredoc_lsp.cli
-SUBCOMMANDS: dict[str, str] = {
-    "check": "check",
-    "parse": "parse",
-    "run": "run",
-    "apply": "apply",
-    "undo": "undo",
-    "agent": "agent",
-    "lsp": "lsp",
-    "rule": "rule",
-    "guard": "guard",
-    "completion": "completion",
-    "manpage": "manpage",
-}
+# Each subcommand is the module of its name under heredoc_lsp.cli.
+SUBCOMMANDS: tuple[str, ...] = tuple(SUMMARIES)
 
 VERSION_LINE = f"heredoc-lsp {__version__}"
 
@@ -58,20 +47,21 @@ def build_parser(only: str | None = None, *, full: bool = False) -> argparse.Arg
     parser = _Parser(prog="heredoc-lsp", description="Check, parse and run heredoc command scripts and agent replies.")
     parser.add_argument("--version", action="version", version=VERSION_LINE)
     sub = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=_Parser)
-    summaries_only = not full and only is None and all(name in SUMMARIES for name in SUBCOMMANDS)
-    for name, module_name in SUBCOMMANDS.items():
+    summaries_only = not full and only is None
+    for name in SUBCOMMANDS:
         if only is not None and name != only:
             continue
         if summaries_only:
             sub.add_parser(name, help=SUMMARIES[name])  # top-level help or a usage error: no module needed
             continue
-        try:
-            module = importlib.import_module(f"heredoc_lsp.cli.{module_name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"heredoc_lsp.cli.{module_name}":
-                raise
-            continue  # subcommand not built yet
-        module.add_parser(sub)
+        module = importlib.import_module(f"heredoc_lsp.cli.{name}")
+        p = sub.add_parser(
+            name,
+            help=SUMMARIES[name],
+            description=module.DESCRIPTION,
+            allow_abbrev=getattr(module, "ALLOW_ABBREV", True),
+        )
+        module.add_arguments(p)
     return parser
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from heredoc_lsp import __version__
 from heredoc_lsp.cli.completion import PROG, Command, Option, Positional, full_tree
@@ -101,14 +100,14 @@ def manpage(tree: Command) -> str:
     return "\n".join(lines) + "\n"
 
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "manpage",
-        help=SUMMARIES["manpage"],
-        description="Print the manual page heredoc-lsp(1) in roff, generated from heredoc-lsp's own argument "
-        "parser. Read it with: heredoc-lsp manpage | man -l -  (or save it as "
-        "~/.local/share/man/man1/heredoc-lsp.1).",
-    )
+DESCRIPTION = (
+    "Print the manual page heredoc-lsp(1) in roff, generated from heredoc-lsp's own argument "
+    "parser. Read it with: heredoc-lsp manpage | man -l -  (or save it as "
+    "~/.local/share/man/man1/heredoc-lsp.1)."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.set_defaults(handler=run)
 
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 # One line per subcommand for the top-level help, which is built from these without importing the subcommands
-# (start-up time of ``heredoc-lsp --help``); each module's ``add_parser`` takes its ``help`` from here.
+# (start-up time of ``heredoc-lsp --help``); ``build_parser`` gives each its ``help`` from here.
 SUMMARIES: dict[str, str] = {
     "check": "check .cli scripts, inbox replies and outbox files for problems",
     "parse": "print the parse of one file as JSON",

@@ -1,17 +1,5 @@
-"""``heredoc-lsp parse FILE``: the parse of one document as JSON, for tools and agents (docs/formats.md).
-
-Output (1-based lines, 1-based code-point columns, ``end_column`` exclusive)::
-
-    {"language": "cli", "commands": [{"line", "command", "stdin": [lines] | null, "marker": str | null}],
-     "diagnostics": [{"line", "column", "end_line", "end_column", "severity", "code", "message"}]}
-
-``params``: ``"params": {name: value} | null`` (null when the body has errors); ``inbox``: ``"commands": [{"line",
-"name", "attrs", "body"}]`` (attribute names lower-cased, body null for self-closing tags); ``outbox``:
-``"sections": {name: {"line", "text"}}`` and ``"header": {"session", "sequence", "task"}``.
-
-Diagnostics are the same as ``check`` reports (workspace checks for inbox replies and suppressions included).
-Exit codes: 0 no errors, 1 errors, 2 usage errors (missing file, unknown format, broken config).
-"""
+"""``heredoc-lsp parse FILE``: the parse of one document as JSON, for tools and agents; its shape and exit codes
+are those of docs/formats.md ("The parse as JSON"). The diagnostics are those ``check`` reports."""
 
 from __future__ import annotations
 
@@ -23,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from heredoc_lsp.analysis.core import analyze_bytes
-from heredoc_lsp.cli.names import SUMMARIES
 from heredoc_lsp.cli.output import diagnostic_json, error_exit
 from heredoc_lsp.cli.sources import (
     LANGUAGE_CHOICES,
@@ -45,13 +32,13 @@ if TYPE_CHECKING:
     from heredoc_lsp.analysis.core import Analysis
 
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "parse",
-        help=SUMMARIES["parse"],
-        description="Print the parse of FILE as JSON (commands, parameters or sections, and diagnostics). "
-        "Exit 0 when the file has no errors, 1 when it has, 2 on usage errors.",
-    )
+DESCRIPTION = (
+    "Print the parse of FILE as JSON (commands, parameters or sections, and diagnostics). "
+    "Exit 0 when the file has no errors, 1 when it has, 2 on usage errors."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="the file to parse ('-' reads standard input)")
     p.add_argument("--language", choices=LANGUAGE_CHOICES, help="the format (default: from the file name)")
     p.add_argument("--command", metavar="NAME", help="with --language params: the command whose schema applies")

@@ -6,20 +6,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
 
-from heredoc_lsp.cli.names import SUMMARIES, did_you_mean
+from heredoc_lsp.cli.names import did_you_mean
 from heredoc_lsp.cli.output import error_exit
 from heredoc_lsp.cli.sources import write_stdout
 from heredoc_lsp.rules import RULES, rule_text, rules_markdown
 
+DESCRIPTION = "Explain a diagnostic code: what it means, why, an example, and the fix."
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "rule",
-        help=SUMMARIES["rule"],
-        description="Explain a diagnostic code: what it means, why, an example, and the fix.",
-    )
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("code", nargs="?", metavar="CODE", help="the code, as shown in brackets by check")
     p.add_argument("--all", action="store_true", help="every code")
     p.add_argument(

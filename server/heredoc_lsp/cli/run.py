@@ -14,11 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from heredoc_lsp.cli.names import SUMMARIES
-from heredoc_lsp.cli.run_common import Preparer, Request, UsageError, file_preparer, main_for
-from heredoc_lsp.executor.control import RunControl
-from heredoc_lsp.executor.events import EventSink
-from heredoc_lsp.executor.model import RunOutcome
+from heredoc_lsp.cli.run_common import Preparer, Request, UsageError, file_preparer, main_for, starter
 from heredoc_lsp.executor.script_run import run_script
 from heredoc_lsp.languages import Language, language_from_path
 
@@ -49,15 +45,15 @@ def add_common_arguments(p: argparse.ArgumentParser, *, keep_going: bool = False
         p.add_argument("--keep-going", action="store_true", help="run every command even after one failed")
 
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "run",
-        help=SUMMARIES["run"],
-        description="Run every command of SCRIPT in order, each with its heredoc body as stdin, in the workspace "
-        "(default: the config file's folder, else the current one), sandboxed with bubblewrap when available. "
-        "Only .cli scripts run (apply an LLM's reply with 'heredoc-lsp apply'). A script with errors or a "
-        "possible_heredoc warning runs nothing. Exit 0 when completed or cancelled, 1 when failed, 2 on usage errors.",
-    )
+DESCRIPTION = (
+    "Run every command of SCRIPT in order, each with its heredoc body as stdin, in the workspace "
+    "(default: the config file's folder, else the current one), sandboxed with bubblewrap when available. "
+    "Only .cli scripts run (apply an LLM's reply with 'heredoc-lsp apply'). A script with errors or a "
+    "possible_heredoc warning runs nothing. Exit 0 when completed or cancelled, 1 when failed, 2 on usage errors."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("script", nargs="?", metavar="SCRIPT.cli", help="the script (JSON mode: may come in run.start)")
     add_common_arguments(p, keep_going=True)
     p.set_defaults(handler=run)
@@ -84,17 +80,7 @@ def not_a_script(path: Path) -> str | None:
 def run(args: argparse.Namespace) -> int:
     workspace = Path(args.workspace) if args.workspace else None
 
-    async def start(request: Request, sink: EventSink, control: RunControl) -> RunOutcome:
-        return await run_script(
-            request.path,
-            config=request.config,
-            options=request.options,
-            workspace=workspace,
-            sink=sink,
-            control=control,
-            run_id=request.run_id,
-        )
-
+    start = starter(run_script, workspace=workspace)
     prepare_file = file_preparer(args)
 
     def prepare(path: Path, overrides: Mapping[str, Any] | None) -> Request:

@@ -1,14 +1,7 @@
 """What ``run``, ``apply`` and ``agent`` share: options, config, and the text / JSONL front ends of a run.
 
-JSON mode (docs/jsonl.md): events on stdout only; stdin is read for the whole run: ``run.start {path, options?}`` when
-no file is on the command line (``options``: ``timeout_s``, ``sandbox``, ``keep_going``, ``yes``; others are
-ignored; the message's ``run_id`` becomes the run's), ``run.input {question_id, value}``, ``run.cancel
-{reason?}``. Problems with input lines go to stderr and reading goes on; a wrong ``v`` ends the run with
-``unsupported_version``; end of file before ``run.start`` is a ``protocol_error``. SIGINT/SIGTERM end the process
-at any time, before ``run.start`` too. Exit codes (docs/jsonl.md): 0 completed, 1 failed, 2 usage, 130 cancelled (143
-when SIGTERM ended it).
-
-Imported only inside the subcommands' ``run()`` (it pulls in the executor and rich).
+JSON mode follows docs/jsonl.md (events on stdout; stdin read for the whole run: ``run.start``, ``run.input``,
+``run.cancel``; its exit codes). Imported only inside the subcommands' ``run()`` (it pulls in the executor and rich).
 """
 
 from __future__ import annotations
@@ -162,6 +155,24 @@ class Request:
 
 Starter = Callable[[Request, EventSink, RunControl], Awaitable[RunOutcome]]
 Preparer = Callable[[Path, Mapping[str, Any] | None], Request]
+
+
+def starter(runner: Callable[..., Awaitable[RunOutcome]], **fixed: Any) -> Starter:
+    """How ``run`` and ``apply`` start: ``runner`` (``run_script``, ``apply_reply``) on the request, with the
+    subcommand's ``fixed`` arguments."""
+
+    async def start(request: Request, sink: EventSink, control: RunControl) -> RunOutcome:
+        return await runner(
+            request.path,
+            config=request.config,
+            options=request.options,
+            sink=sink,
+            control=control,
+            run_id=request.run_id,
+            **fixed,
+        )
+
+    return start
 
 
 def file_preparer(args: argparse.Namespace) -> Preparer:

@@ -11,6 +11,10 @@ from heredoc_lsp.config.load import ConfigResolver
 from heredoc_lsp.config.model import Config, ConfigError
 from heredoc_lsp.languages import Language
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 LANGUAGE_CHOICES = tuple(lang.value for lang in Language)
 
 
@@ -36,21 +40,19 @@ def config_error_lines(exc: ConfigError) -> list[str]:
 
 def explicit_config(value: str | None) -> Path | None:
     """The ``--config FILE`` path, checked to exist."""
-    if value is None:
-        return None
-    path = Path(value)
-    if not path.is_file():
-        raise UsageError(f"config file not found: {value}")
-    return path
+    return _explicit(value, Path.is_file, "config file not found")
 
 
 def explicit_workspace(value: str | None) -> Path | None:
+    return _explicit(value, Path.is_dir, "workspace is not a directory")
+
+
+def _explicit(value: str | None, exists: Callable[[Path], bool], missing: str) -> Path | None:
     if value is None:
         return None
-    path = Path(value)
-    if not path.is_dir():
-        raise UsageError(f"workspace is not a directory: {value}")
-    return path
+    if not exists(Path(value)):
+        raise UsageError(f"{missing}: {value}")
+    return Path(value)
 
 
 class Source:

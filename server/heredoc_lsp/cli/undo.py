@@ -12,25 +12,22 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from heredoc_lsp.cli.apply import visible_lines
-from heredoc_lsp.cli.names import SUMMARIES
 from heredoc_lsp.cli.run_common import EXIT_USAGE
 from heredoc_lsp.executor.agent import AGENT_DIRS, AgentPaths
 from heredoc_lsp.executor.files import FileOpError, Workspace
 from heredoc_lsp.executor.undo import UndoError, undo_last
 
+DESCRIPTION = (
+    "Restore the files that the last applied reply created, edited or deleted, byte for byte, "
+    "from the copies 'apply' kept under .heredoc-lsp/undo/. A file changed since is left as it is. Run it "
+    "again to go one reply further back. Exit 0 when every file was put back, 1 when one could not be or "
+    "there is nothing to undo, 2 on usage errors."
+)
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "undo",
-        help=SUMMARIES["undo"],
-        description="Restore the files that the last applied reply created, edited or deleted, byte for byte, "
-        "from the copies 'apply' kept under .heredoc-lsp/undo/. A file changed since is left as it is. Run it "
-        "again to go one reply further back. Exit 0 when every file was put back, 1 when one could not be or "
-        "there is nothing to undo, 2 on usage errors.",
-    )
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--workspace", metavar="DIR", help="the workspace the reply changed (default: the current directory)"
     )
