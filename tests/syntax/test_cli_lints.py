@@ -216,6 +216,24 @@ def test_shell_syntax_for_each_dialect(line: str, sh: bool, bash: bool) -> None:
     assert ("shell_syntax" in codes(line, shell="bash")) is bash
 
 
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        ("fi x", "shell_syntax"),
+        ("! fi x", "shell_syntax"),
+        ("if true", "shell_syntax"),
+        ("done", "shell_syntax"),
+        ("[[ -n x", "bashism"),
+        ("echo 'a", "shell_syntax"),
+        ('echo "a', "shell_syntax"),
+        ("echo $(a", "shell_syntax"),
+    ],
+)
+def test_the_command_of_a_plain_heredoc_opener_is_judged(command: str, code: str) -> None:
+    # `cmd <<WORD` openers take the scanner's fast path: its cheap filter must let every such command through
+    assert codes(f"{command} <<EOF\nbody\nEOF\n") == [code]
+
+
 def test_a_command_longer_than_the_limit_is_not_judged() -> None:
     long = "echo '" + "x" * SHELL_SYNTAX_MAX
     assert codes(long[: SHELL_SYNTAX_MAX - 1]) == ["shell_syntax"]

@@ -793,7 +793,16 @@ class _Scanner:
                 marker = row.marker
                 if row.error is None:
                     self._opener_lints(row, t)
-            elif t[0] == "-" or (hard is not None and _needs_shell_look(t[:j])):
+            elif t[0] == "-" or (
+                # _needs_shell_look of the command before `<<`, inline and without a slice (a superset:
+                # _opener_lints looks again): most openers are plain commands
+                hard is not None
+                and (
+                    hard(t, 0, j) is not None
+                    or ('"' in t and t.count('"', 0, j) % 2)
+                    or ((t[:3] in reserved_starts or t[0] == "!") and t.split(None, 1)[0] in reserved)
+                )
+            ):
                 self._opener_lints(row, t)
             append(row)
             # The body: it ends at the first line whose trimmed text is the marker.
