@@ -43,6 +43,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
 from itertools import islice
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, information, warning
@@ -675,6 +676,20 @@ def _no_effect(t: str) -> tuple[str, str, str] | None:
     return words[0], entry[0], f"{t} && <command>"
 
 
+@lru_cache(maxsize=1024)
+def _no_effect_message(t: str) -> tuple[str, str] | None:
+    """(command, message) of a ``no_effect`` warning for the command ``t``: scripts repeat their assignments, and
+    the decision and the message depend on the text alone."""
+    found = _no_effect(t)
+    if found is None:
+        return None
+    name, what, example = found
+    return name, (
+        f"'{_shown(t)}' has no effect: every line runs in a shell of its own, so {what} does not carry "
+        f"over to the next lines; put it on the line of the command that needs it ('{_shown(example)}')"
+    )
+
+
 def _needs_shell_look(command: str) -> bool:
     """Whether ``command`` may be incomplete or bash-only shell: it holds quotes, substitutions, groups, operators or
     redirections (double quotes alone only when their number is odd), or starts with a reserved word."""
@@ -1011,17 +1026,11 @@ class _Scanner:
             self._line_continuation(i, col, t)
         if t[0] == "-":
             self._orphan_option(i, col, t)
-        found = _no_effect(t)
+        found = _no_effect_message(t)
         if found is not None:
-            name, what, example = found
+            name, message = found
             self.diagnostics.append(
-                warning(
-                    Span(i, col, i, col + len(t)),
-                    "no_effect",
-                    f"'{_shown(t)}' has no effect: every line runs in a shell of its own, so {what} does not carry "
-                    f"over to the next lines; put it on the line of the command that needs it ('{_shown(example)}')",
-                    data={"command": name},
-                )
+                warning(Span(i, col, i, col + len(t)), "no_effect", message, data={"command": name})
             )
 
     def _orphan_option(self, i: int, col: int, command: str) -> None:
