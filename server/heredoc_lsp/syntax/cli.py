@@ -128,6 +128,8 @@ BASH_RUNNER = '["bash", "-c", "{command}"]'
 # Commands longer than this are not judged by `shell_syntax` (the lexer's work grows with the command, and a keystroke
 # on such a line would pay it again); `bashism` is a plain pattern search and still looks at them.
 SHELL_SYNTAX_MAX = 4096
+# Work counter, for tests and the benchmark: command lines the scanner's filter handed to the shell lints.
+STATS: dict[str, int] = {"shell_looks": 0}
 
 
 def _with_args(args: Sequence[str]) -> bool:
@@ -1048,6 +1050,7 @@ class _Scanner:
     def _shell_lints(self, i: int, col: int, t: str, command: str, visible: str) -> None:
         """``bashism`` and ``shell_syntax`` of ``command`` (what the runner gets from the line ``t``, which starts
         at column ``col``); ``visible`` is ``t`` with the heredoc operator and marker blanked out."""
+        STATS["shell_looks"] += 1
         if _SIMPLE.fullmatch(command) is not None:
             return
         if self.shell == "sh":
