@@ -7,8 +7,8 @@ cursor) or a light pass over all of them (folding, semantic tokens, outline). Th
 
 - :func:`item_at` builds only the item covering a line (the same object ``CliScript.item_at`` returns);
 - :func:`iter_rows` walks the items in order as ``(kind, line, heredoc)`` where ``heredoc`` is a cheap
-  :class:`HeredocView` for heredoc lines and None for comments and plain commands; :func:`iter_heredocs` walks
-  the heredocs only.
+  :class:`HeredocView` for heredoc lines and None for comments and plain commands; :func:`iter_closed_openers`
+  walks the closed heredocs only, with what their body's language depends on.
 
 When the private rows are not there (the parser changed), both fall back to the public ``items``: slower, same
 answers. ``tests/lsp_nav/test_nav_properties.py`` checks the views against ``items`` on generated scripts.
@@ -216,25 +216,6 @@ def iter_rows(script: CliScript, first_line: int = 0, last_line: int | None = No
                 return
             if line >= first_line:
                 yield ("comment", line, None)
-
-
-def iter_heredocs(script: CliScript, first_line: int = 0, last_line: int | None = None) -> Iterator[HeredocView]:
-    """The heredocs whose opener is on lines ``first_line..last_line`` (inclusive; default: all), as views; other
-    rows are skipped without a view or a tuple each (the body checks' pass over a whole script)."""
-    lines = script.lines
-    n = len(lines)
-    last = n - 1 if last_line is None else last_line
-    private = _private_rows(script)
-    if private is None:
-        for kind, line, view in _iter_items(script, first_line, last):
-            if kind == "heredoc" and view is not None and line >= first_line:
-                yield view
-        return
-    rows, starts = private
-    row_type = _cli._Row
-    for row in rows[bisect_left(starts, first_line) : bisect_right(starts, last)]:
-        if row.__class__ is row_type:
-            yield _view_of_row(lines, row, n)
 
 
 def iter_closed_openers(
