@@ -193,3 +193,17 @@ def test_split_lines_agree_with_the_host_text() -> None:
     text = "python3 - <<PY\r\nprint(\rPY\n"
     assert split_lines(text) == ["python3 - <<PY", "print(", "PY"]
     assert bodies(text) == [(Span(1, 5, 1, 6), NEVER_CLOSED)]
+
+
+def test_plain_heredoc_commands_are_not_read_word_by_word() -> None:
+    # A script's ordinary heredoc commands (a first word that names no program) take their marker's language
+    # without the word-by-word reading, even when every command is different (no cache can help).
+    lines = []
+    for n in range(1000):
+        lines += [f"block-run --id {n} <<JSON", '{"a": 1,}' if n % 2 else '{"a": 1}', "JSON"]
+    STATS["read"] = 0
+    found = cli_body_diagnostics(parse_cli(lines))
+    assert STATS["read"] == 0
+    assert len(found) == 500 and all(d.data == {"language": "json"} for d in found)
+    assert cli_body_diagnostics(parse_cli(["python3 - <<EOF", "print(", "EOF"]))[0].data == {"language": "python"}
+    assert STATS["read"] == 1

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from heredoc_lsp.syntax.body_language import (
     NO_LANGUAGE,
@@ -12,6 +14,7 @@ from heredoc_lsp.syntax.body_language import (
     language_name,
     marker_language,
     path_language,
+    plain_program,
     shebang_language,
     target_language,
 )
@@ -141,3 +144,70 @@ def test_directive_and_names() -> None:
     assert language_name("none") == NO_LANGUAGE
     assert language_name("data") == NO_LANGUAGE
     assert language_name("cobol") is None
+
+
+_WORDS = st.sampled_from(
+    [
+        "python3",
+        "/usr/bin/python3.12",
+        "pypy",
+        "bash",
+        "sh",
+        "dash",
+        "ksh",
+        "node",
+        "ruby",
+        "perl",
+        "jq",
+        "yq",
+        "kubectl",
+        "oc",
+        "psql",
+        "sqlite3",
+        "cat",
+        "tee",
+        "sudo",
+        "env",
+        "time",
+        "nice",
+        "-",
+        "-s",
+        "-f",
+        "apply",
+        "> a.json",
+        "out.toml",
+        "A=1",
+        'B="x y"',
+        "block-run",
+        "sql-exec",
+        "--id",
+        "7",
+        "mytool",
+        "\tpython3",
+        "x\vbash",
+    ]
+)
+
+
+@given(st.lists(_WORDS, max_size=5), st.sampled_from(["", "| python3 -", "> a.json", "| jq .", "| tee b.yaml"]))
+def test_a_plain_program_names_no_language(words: list[str], tail: str) -> None:
+    text = " ".join(words)
+    if plain_program(text):
+        assert command_language(text, tail) is None and target_language(text, tail) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ("block-run --id 7", True),
+        ("sql-exec --db main2", True),
+        ("python3 -", False),
+        ("/usr/bin/cat", False),
+        ("A=1 mytool", False),
+        ("tee", False),
+        ("", False),
+        ("mytool\tx", False),
+    ],
+)
+def test_plain_program(text: str, plain: bool) -> None:
+    assert plain_program(text) is plain

@@ -18,6 +18,7 @@ from heredoc_lsp.config.model import DEFAULT_RUNNER, Config, runner_shell
 from heredoc_lsp.syntax.cli import (
     _SIMPLE,
     SHELL_SYNTAX_MAX,
+    STATS,
     CliScript,
     _needs_shell_look,
     blocks_run,
@@ -214,6 +215,47 @@ def test_the_command_substitution_idiom() -> None:
 def test_shell_syntax_for_each_dialect(line: str, sh: bool, bash: bool) -> None:
     assert ("shell_syntax" in codes(line)) is sh
     assert ("shell_syntax" in codes(line, shell="bash")) is bash
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        ("fi x", "shell_syntax"),
+        ("! fi x", "shell_syntax"),
+        ("if true", "shell_syntax"),
+        ("done", "shell_syntax"),
+        ("[[ -n x", "bashism"),
+        ("echo 'a", "shell_syntax"),
+        ('echo "a', "shell_syntax"),
+        ("echo $(a", "shell_syntax"),
+    ],
+)
+def test_the_command_of_a_plain_heredoc_opener_is_judged(command: str, code: str) -> None:
+    # `cmd <<WORD` openers take the scanner's fast path: its cheap filter must let every such command through
+    assert codes(f"{command} <<EOF\nbody\nEOF\n") == [code]
+
+
+def test_plain_command_lines_never_reach_the_shell_lints() -> None:
+    # The scanner's cheap filter: command lines and heredoc openers with nothing the shell could read otherwise
+    # (no quote left open, no substitution, operator or group, no reserved word) are not looked at more closely.
+    plain = [
+        'echo "step 1: deploy"',
+        "connect --host db2.example.net --port 5002",
+        'job-run nightly-3 --retries "$retries"',
+        "retries=3",
+        "-v",
+        "sql-exec --db main2 <<SQL",
+        "SELECT 1;",
+        "SQL",
+        "\tsend-mail --to ops@example.net <<MSG",
+        "if this was data",
+        "MSG",
+    ]
+    STATS["shell_looks"] = 0
+    parse_cli(plain * 500)
+    assert STATS["shell_looks"] == 0
+    parse_cli([*plain, "echo $(date", "fi <<EOF", "EOF"])
+    assert STATS["shell_looks"] == 2
 
 
 def test_a_command_longer_than_the_limit_is_not_judged() -> None:

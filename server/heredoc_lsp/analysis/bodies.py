@@ -21,11 +21,12 @@ from heredoc_lsp.syntax.body_language import (
     lang_directive,
     language_name,
     marker_language,
+    plain_program,
     shebang_language,
     target_language,
 )
 from heredoc_lsp.syntax.cli import CliScript, Command
-from heredoc_lsp.syntax.cli_rows import HeredocView, iter_heredocs
+from heredoc_lsp.syntax.cli_rows import closed_command, iter_closed_openers
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Span, error
 from heredoc_lsp.syntax.text import LineEdit, trim
 
@@ -49,8 +50,9 @@ CODE = "body_syntax"
 FILE_BLOCKS = ("CREATE_FILE",)  # EDIT_FILE bodies are fragments of a file: their language colours, never checks
 _CACHE_SIZE = 2048
 _cache: dict[tuple[str, tuple[str, ...]], BodyProblem | None] = {}
-# Work counters, for tests and the benchmark: ``checked`` counts bodies actually parsed (cache misses).
-STATS: dict[str, int] = {"checked": 0}
+# Work counters, for tests and the benchmark: ``checked`` counts bodies actually parsed (cache misses), ``read``
+# opener commands read word by word for their language (cache misses; a plain program is never read).
+STATS: dict[str, int] = {"checked": 0, "read": 0}
 
 
 def _checked(language: str, body: tuple[str, ...]) -> BodyProblem | None:
@@ -95,12 +97,14 @@ def opener_language(
         return _known(said)
     if lang is not None:
         return _known(lang)
-    return _guessed(text, tail, marker) or (shebang_language(first_body_line) if first_body_line is not None else None)
+    guessed = marker_language(marker) if plain_program(text) else _guessed(text, tail, marker)
+    return guessed or (shebang_language(first_body_line) if first_body_line is not None else None)
 
 
 @lru_cache(maxsize=4096)
 def _guessed(text: str, tail: str, marker: str) -> str | None:
     """What the opener line says (consumer, marker, written file): scripts repeat their commands, so it is kept."""
+    STATS["read"] += 1
     return command_language(text, tail) or marker_language(marker) or target_language(text, tail)
 
 
@@ -136,11 +140,13 @@ def _diagnostic(lines: Sequence[str], problem: BodyProblem, first: int, indent: 
     return error(Span(line, col, end_line, end_col), CODE, problem.message, data={"language": lang})
 
 
-def _heredoc_diagnostic(lines: Sequence[str], command: Command) -> Diagnostic | None:
+def _heredoc_diagnostic(lines: Sequence[str], command: Command, language: str | None = None) -> Diagnostic | None:
+    """``command``'s ``body_syntax``, if any; ``language``: its body's language when the caller knows it."""
     h = command.heredoc
     if h is None or command.error is not None or not h.closed:
         return None
-    language = heredoc_language(lines, command)
+    if language is None:
+        language = heredoc_language(lines, command)
     if language is None or language not in CHECKED:
         return None
     problem = _checked(language, h.body)
@@ -153,40 +159,32 @@ def _heredoc_diagnostic(lines: Sequence[str], command: Command) -> Diagnostic | 
     return _diagnostic(lines, problem, start, indent, language)
 
 
-def _view_language(lines: Sequence[str], view: HeredocView) -> str | None:
-    """:func:`heredoc_language` read from the scanner's view of an opener, without building the item."""
-    if view.error is not None or view.terminator_line is None:
-        return None
-    if view.params is not None and view.params.mode != "text":
-        return None
-    text = lines[view.line]
-    command = text[view.col : view.col + view.cmd_len]
-    tail = text[view.marker_col + len(view.marker) + len(view.quote) :].strip(" \t\f\v")
-    first = None
-    if view.body_end > view.body_start:
-        first = lines[view.body_start].lstrip("\t") if view.strip_tabs else lines[view.body_start]
-    lang = view.schema.lang if view.schema is not None else None
-    return opener_language(lines, view.line, command, tail, view.marker, first, lang)
-
-
 def cli_body_diagnostics(script: CliScript, first_line: int = 0, stop_line: int | None = None) -> list[Diagnostic]:
     """``body_syntax`` of the heredocs whose opener is on lines ``[first_line, stop_line)`` (default: all).
 
-    The scanner's light views decide the language; only a heredoc with a checked language is built and checked."""
+    The language is read from the scanner's rows (a command whose first word names no program takes its marker's
+    language at the cost of one split); only a heredoc with a checked language is built and checked."""
     lines = script.lines
     last = None if stop_line is None else stop_line - 1
     if last is not None and last < first_line:
         return []
     out: list[Diagnostic] = []
-    for view in iter_heredocs(script, first_line, last):
-        language = _view_language(lines, view)
-        if language is None or language not in CHECKED:
+    checked = CHECKED
+    for line, text, tail, marker, first, schema, key in iter_closed_openers(script, first_line, last):
+        said = _directive_above(lines, line) if line and "heredoc-lsp" in lines[line - 1] else None
+        if said is not None:
+            language = _known(said)
+        elif schema is not None and schema.lang is not None:
+            language = _known(schema.lang)
+        else:
+            language = marker_language(marker) if plain_program(text) else _guessed(text, tail, marker)
+            if language is None and first is not None:
+                language = shebang_language(first)
+        if language is None or language not in checked:
             continue
-        command = script.item_at(view.line)
-        if isinstance(command, Command):
-            found = _heredoc_diagnostic(lines, command)
-            if found is not None:
-                out.append(found)
+        found = _heredoc_diagnostic(lines, closed_command(script, key), language)
+        if found is not None:
+            out.append(found)
     return out
 
 

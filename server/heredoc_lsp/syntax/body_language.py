@@ -31,6 +31,7 @@ __all__ = [
     "language_name",
     "marker_language",
     "path_language",
+    "plain_program",
     "shebang_language",
     "target_language",
 ]
@@ -250,6 +251,27 @@ def _consumer(words: list[str]) -> str | None:
     if program in _SQL_CLIENTS:
         return "sql"
     return None
+
+
+# Every program word (base name) :func:`command_language` or :func:`target_language` reads more of; a command whose
+# first word is none of these (and no ``python``/``pypy`` name, no assignment) names no language (see plain_program).
+_KNOWN_PROGRAMS = (
+    _WRAPPERS
+    | _SHELLS.keys()
+    | _SQL_CLIENTS
+    | {"node", "nodejs", "ruby", "perl", "jq", "yq", "gojq", "kubectl", "oc", "cat", "tee"}
+)
+
+
+def plain_program(text: str) -> bool:
+    """True when :func:`command_language` and :func:`target_language` of the command ``text`` (trimmed) are None
+    whatever its tail: its first word is no program they know and no assignment. A cheap test (one split, one set
+    lookup) so that a script's many ordinary heredoc commands skip the word-by-word reading."""
+    word = text.split(" ", 1)[0]
+    if not word or "=" in word or "\t" in word or "\f" in word or "\v" in word:
+        return False  # (an assignment prefix, or a blank other than a space: read it word by word)
+    base = word.rsplit("/", 1)[-1]
+    return base not in _KNOWN_PROGRAMS and not base.startswith(("python", "pypy"))
 
 
 def _split_command(text: str) -> tuple[str, str | None]:

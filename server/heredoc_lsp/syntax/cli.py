@@ -43,6 +43,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
 from itertools import islice
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, information, warning
@@ -127,6 +128,8 @@ BASH_RUNNER = '["bash", "-c", "{command}"]'
 # Commands longer than this are not judged by `shell_syntax` (the lexer's work grows with the command, and a keystroke
 # on such a line would pay it again); `bashism` is a plain pattern search and still looks at them.
 SHELL_SYNTAX_MAX = 4096
+# Work counter, for tests and the benchmark: command lines the scanner's filter handed to the shell lints.
+STATS: dict[str, int] = {"shell_looks": 0}
 
 
 def _with_args(args: Sequence[str]) -> bool:
@@ -675,6 +678,20 @@ def _no_effect(t: str) -> tuple[str, str, str] | None:
     return words[0], entry[0], f"{t} && <command>"
 
 
+@lru_cache(maxsize=1024)
+def _no_effect_message(t: str) -> tuple[str, str] | None:
+    """(command, message) of a ``no_effect`` warning for the command ``t``: scripts repeat their assignments, and
+    the decision and the message depend on the text alone."""
+    found = _no_effect(t)
+    if found is None:
+        return None
+    name, what, example = found
+    return name, (
+        f"'{_shown(t)}' has no effect: every line runs in a shell of its own, so {what} does not carry "
+        f"over to the next lines; put it on the line of the command that needs it ('{_shown(example)}')"
+    )
+
+
 def _needs_shell_look(command: str) -> bool:
     """Whether ``command`` may be incomplete or bash-only shell: it holds quotes, substitutions, groups, operators or
     redirections (double quotes alone only when their number is odd), or starts with a reserved word."""
@@ -793,7 +810,16 @@ class _Scanner:
                 marker = row.marker
                 if row.error is None:
                     self._opener_lints(row, t)
-            elif t[0] == "-" or (hard is not None and _needs_shell_look(t[:j])):
+            elif t[0] == "-" or (
+                # _needs_shell_look of the command before `<<`, inline and without a slice (a superset:
+                # _opener_lints looks again): most openers are plain commands
+                hard is not None
+                and (
+                    hard(t, 0, j) is not None
+                    or ('"' in t and t.count('"', 0, j) % 2)
+                    or ((t[:3] in reserved_starts or t[0] == "!") and t.split(None, 1)[0] in reserved)
+                )
+            ):
                 self._opener_lints(row, t)
             append(row)
             # The body: it ends at the first line whose trimmed text is the marker.
@@ -1002,17 +1028,11 @@ class _Scanner:
             self._line_continuation(i, col, t)
         if t[0] == "-":
             self._orphan_option(i, col, t)
-        found = _no_effect(t)
+        found = _no_effect_message(t)
         if found is not None:
-            name, what, example = found
+            name, message = found
             self.diagnostics.append(
-                warning(
-                    Span(i, col, i, col + len(t)),
-                    "no_effect",
-                    f"'{_shown(t)}' has no effect: every line runs in a shell of its own, so {what} does not carry "
-                    f"over to the next lines; put it on the line of the command that needs it ('{_shown(example)}')",
-                    data={"command": name},
-                )
+                warning(Span(i, col, i, col + len(t)), "no_effect", message, data={"command": name})
             )
 
     def _orphan_option(self, i: int, col: int, command: str) -> None:
@@ -1030,6 +1050,7 @@ class _Scanner:
     def _shell_lints(self, i: int, col: int, t: str, command: str, visible: str) -> None:
         """``bashism`` and ``shell_syntax`` of ``command`` (what the runner gets from the line ``t``, which starts
         at column ``col``); ``visible`` is ``t`` with the heredoc operator and marker blanked out."""
+        STATS["shell_looks"] += 1
         if _SIMPLE.fullmatch(command) is not None:
             return
         if self.shell == "sh":

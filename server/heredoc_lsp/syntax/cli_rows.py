@@ -7,8 +7,8 @@ cursor) or a light pass over all of them (folding, semantic tokens, outline). Th
 
 - :func:`item_at` builds only the item covering a line (the same object ``CliScript.item_at`` returns);
 - :func:`iter_rows` walks the items in order as ``(kind, line, heredoc)`` where ``heredoc`` is a cheap
-  :class:`HeredocView` for heredoc lines and None for comments and plain commands; :func:`iter_heredocs` walks
-  the heredocs only.
+  :class:`HeredocView` for heredoc lines and None for comments and plain commands; :func:`iter_closed_openers`
+  walks the closed heredocs only, with what their body's language depends on.
 
 When the private rows are not there (the parser changed), both fall back to the public ``items``: slower, same
 answers. ``tests/lsp_nav/test_nav_properties.py`` checks the views against ``items`` on generated scripts.
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
+from itertools import islice
 
 from heredoc_lsp.syntax import cli as _cli
 from heredoc_lsp.syntax.cli import CliScript, Command, Comment, Item
@@ -105,12 +106,12 @@ if TYPE_CHECKING:
     Row: TypeAlias = tuple[RowKind, int, HeredocView | None]
 
 
-def _private_rows(script: CliScript) -> tuple[Sequence[Any], list[int]] | None:
+def _private_rows(script: CliScript, *, starts: bool = True) -> tuple[Sequence[Any], list[int]] | None:
     rows = getattr(script, "_rows", None)
-    starts = getattr(script, "_starts", None)
-    if rows is None or starts is None or not hasattr(_cli, "_Row") or not hasattr(_cli, "_build_items"):
+    starts_of = getattr(script, "_starts", None)
+    if rows is None or starts_of is None or not hasattr(_cli, "_Row") or not hasattr(_cli, "_build_items"):
         return None
-    return rows, starts()
+    return rows, starts_of() if starts else []
 
 
 def _view_of_row(lines: Sequence[str], row: Any, n: int) -> HeredocView:
@@ -217,23 +218,76 @@ def iter_rows(script: CliScript, first_line: int = 0, last_line: int | None = No
                 yield ("comment", line, None)
 
 
-def iter_heredocs(script: CliScript, first_line: int = 0, last_line: int | None = None) -> Iterator[HeredocView]:
-    """The heredocs whose opener is on lines ``first_line..last_line`` (inclusive; default: all), as views; other
-    rows are skipped without a view or a tuple each (the body checks' pass over a whole script)."""
+def iter_closed_openers(
+    script: CliScript, first_line: int = 0, last_line: int | None = None
+) -> Iterator[tuple[int, str, str, str, str | None, CommandSchema | None, Any]]:
+    """The closed heredocs without error whose body is no structured parameters, with their opener on lines
+    ``first_line..last_line`` (inclusive; default: all), as ``(line, command, tail, marker, first, schema, key)``:
+    what a body's language depends on, read from the scanner's rows without a view (the body checks' pass over a
+    whole script). ``command`` is the command before the operator, ``tail`` the trimmed text after the marker,
+    ``first`` the body's first line (``<<-`` tabs stripped; None for an empty body); ``key`` is for
+    :func:`closed_command`."""
     lines = script.lines
     n = len(lines)
     last = n - 1 if last_line is None else last_line
-    private = _private_rows(script)
+    private = _private_rows(script, starts=first_line > 0)
     if private is None:
         for kind, line, view in _iter_items(script, first_line, last):
             if kind == "heredoc" and view is not None and line >= first_line:
-                yield view
+                opener = _opener_of(lines, view)
+                if opener is not None:
+                    yield (*opener, line)
         return
     rows, starts = private
     row_type = _cli._Row
-    for row in rows[bisect_left(starts, first_line) : bisect_right(starts, last)]:
-        if row.__class__ is row_type:
-            yield _view_of_row(lines, row, n)
+    blanks = BLANK_CHARS
+    for row in islice(rows, bisect_left(starts, first_line) if first_line > 0 else 0, None):
+        if row.__class__ is not row_type:
+            continue
+        i = row.line
+        if i < first_line:
+            continue
+        if i > last:
+            return
+        if row.error is not None or row.terminator < 0 or (row.params is not None and row.params.mode != "text"):
+            continue
+        if row.simple:  # `cmd <<WORD` ending the line: no quote, no tail
+            text = lines[i]
+            col = row.col
+            first = lines[i + 1] if row.terminator > i + 1 else None
+            yield (i, text[col : col + row.op_at].rstrip(blanks), "", row.marker, first, row.schema, row)
+            continue
+        opener = _opener_of(lines, _view_of_row(lines, row, n))
+        if opener is not None:
+            yield (*opener, row)
+
+
+def _opener_of(
+    lines: Sequence[str], view: HeredocView
+) -> tuple[int, str, str, str, str | None, CommandSchema | None] | None:
+    if view.error is not None or view.terminator_line is None:
+        return None
+    if view.params is not None and view.params.mode != "text":
+        return None
+    text = lines[view.line]
+    command = text[view.col : view.col + view.cmd_len]
+    tail = text[view.marker_col + len(view.marker) + len(view.quote) :].strip(BLANK_CHARS)
+    first = None
+    if view.body_end > view.body_start:
+        first = lines[view.body_start].lstrip("\t") if view.strip_tabs else lines[view.body_start]
+    return view.line, command, tail, view.marker, first, view.schema
+
+
+def closed_command(script: CliScript, key: Any) -> Command:
+    """The :class:`Command` of a heredoc yielded by :func:`iter_closed_openers` (its ``key``), built alone."""
+    if isinstance(key, int):
+        command = script.item_at(key)  # (the fallback path: the key is the opener line)
+        assert isinstance(command, Command)
+        return command
+    built = _cli._build_items(script.lines, [key], script._schemas)
+    command = built[0]
+    assert isinstance(command, Command)
+    return command
 
 
 def _iter_items(script: CliScript, first: int, last: int) -> Iterator[Row]:
