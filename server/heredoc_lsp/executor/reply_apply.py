@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from heredoc_lsp.analysis.core import default_workspace
 from heredoc_lsp.executor.agent import (
@@ -32,7 +32,7 @@ from heredoc_lsp.executor.agent import (
 from heredoc_lsp.executor.control import RunCancelled, RunControl
 from heredoc_lsp.executor.engine import RunContext, RunRefused, count_summary, drive
 from heredoc_lsp.executor.events import EventSink
-from heredoc_lsp.executor.files import FileOpError, Workspace
+from heredoc_lsp.executor.files import FileOpError, FileState, Workspace
 from heredoc_lsp.executor.model import FAILED_STEPS, RunOptions, RunOutcome, StepResult, StepStatus, short_command
 from heredoc_lsp.executor.protocol_text import example_fingerprints
 from heredoc_lsp.executor.script_run import load_config_for, read_document
@@ -44,8 +44,18 @@ from heredoc_lsp.syntax.text import split_lines
 
 if TYPE_CHECKING:
     from heredoc_lsp.config.model import Config
-    from heredoc_lsp.executor.reply_preview import EditorApplied
     from heredoc_lsp.syntax.inbox import InboxCommand
+
+
+class AppliedByEditor(Protocol):
+    """File blocks an editor applied from their preview (:class:`heredoc_lsp.executor.reply_preview.EditorApplied`):
+    what ``apply_reply`` asks of them."""
+
+    @property
+    def run_commands(self) -> bool: ...
+    def keeps(self) -> list[tuple[str, FileState | None]]: ...
+    def result(self, ws: Workspace, index: int, command: InboxCommand) -> StepResult: ...
+
 
 PATH_CODES = frozenset({"path_outside_workspace", "invalid_path"})
 FILE_COMMANDS = frozenset({"CREATE_FILE", "EDIT_FILE", "DELETE_FILE"})
@@ -200,7 +210,7 @@ async def apply_reply(
     run_id: str | None = None,
     again: bool = False,
     partial: bool = False,
-    editor: EditorApplied | None = None,
+    editor: AppliedByEditor | None = None,
 ) -> RunOutcome:
     """Apply a reply: its commands in order; errors make a command FAILED (not executed); [DONE] ends processing.
 
@@ -285,7 +295,7 @@ async def _apply_commands(
     opts: RunOptions,
     undo: UndoRecorder | None = None,
     cut: InboxCommand | None = None,
-    editor: EditorApplied | None = None,
+    editor: AppliedByEditor | None = None,
 ) -> RunOutcome:
     """The commands of a reply in order, then the session's next outbox; emits ``run.completed``.
 
