@@ -102,3 +102,38 @@ def test_a_recurring_data_value_keeps_its_type() -> None:
         for value in ({"n": "1"}, {"n": 1}, {"n": True}, {"n": "1"})
     ]
     assert [t["data"]["n"] for t in texts] == ["1", 1, True, "1"]
+
+
+def _reference_text(codec: PositionCodec, d: Diagnostic, related: bool, data: bool) -> str:
+    """The converter's value as compact JSON text (keys in lsprotocol's field order, non-ASCII escaped)."""
+    return json.dumps(_reference(codec, d, related, data), separators=(",", ":"))
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@given(d=DIAGNOSTICS, related=st.booleans(), data=st.booleans())
+def test_the_text_is_byte_for_byte_the_converters(
+    encoding: types.PositionEncodingKind, d: Diagnostic, related: bool, data: bool
+) -> None:
+    codec = PositionCodec(encoding)
+    text = diagnostic_text("file:///w%20x.cli", LINES, codec, d, related=related, data=data)
+    assert text == _reference_text(codec, d, related, data)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_many_diagnostics_with_recurring_and_distinct_texts(encoding: types.PositionEncodingKind) -> None:
+    """Thousands of diagnostics, as a big document has: texts that recur (remembered) and more distinct ones than
+    are remembered, on ASCII and non-ASCII lines, with related information and data; each one byte for byte."""
+    codec = PositionCodec(encoding)
+    severities = list(Severity)
+    codes = ["no_effect", "unclosed_heredoc", "not_a_code"]
+    found = []
+    for i in range(6000):
+        line = i % (len(LINES) + 1) - (i % 7 == 0)  # every line, one past the end, and -1
+        span = Span(line, i % 13 - 1, line + (i % 11 == 0), i % 17)
+        message = f'message {i} é😀 "q"' if i % 3 == 0 else f"recurring {i % 5}"
+        related = (Related(Span(i % len(LINES), 1, i % len(LINES), 3), f"see {i % 4} 😀"),) if i % 4 == 0 else ()
+        data = {"command": f"c{i % 6}"} if i % 2 else ({"n": i, "ok": True} if i % 5 == 0 else None)
+        found.append(Diagnostic(span, severities[i % 4], codes[i % 3], message, related, data))
+    for related_on, data_on in ((True, True), (False, False)):
+        texts = [diagnostic_text("file:///w%20x.cli", LINES, codec, d, related=related_on, data=data_on) for d in found]
+        assert texts == [_reference_text(codec, d, related_on, data_on) for d in found]

@@ -81,6 +81,25 @@ def data_text(data: Mapping[str, Any]) -> str:
     return text
 
 
+_HEADS: dict[tuple[str, int, str], str] = {}
+
+
+def _head(message: str, severity: int, code: str) -> str:
+    """The JSON text after a diagnostic's range: message, severity, code, its link and source (the same few
+    recur thousands of times in one document: remembered)."""
+    key = (message, severity, code)
+    text = _HEADS.get(key)
+    if text is None:
+        text = (
+            f',"message":{_jstr(message)},"severity":{int(severity)},"code":{_jstr(code)}'
+            f'{_CODE_JSON.get(code, "")},"source":"{SOURCE}"'
+        )
+        if len(_HEADS) >= 4096:
+            _HEADS.clear()
+        _HEADS[key] = text
+    return text
+
+
 def diagnostic_text(
     uri: str,
     lines: Sequence[str],
@@ -91,11 +110,27 @@ def diagnostic_text(
     data: bool = True,
 ) -> str:
     """One core diagnostic as the JSON text of an LSP ``Diagnostic``."""
-    parts = [
-        f'{{"range":{range_text(codec, lines, d.span)},"message":{_jstr(d.message)},'
-        f'"severity":{int(d.severity)},"code":{_jstr(d.code)}{_CODE_JSON.get(d.code, "")},"source":"{SOURCE}"'
-    ]
-    if related and d.related:
+    span = d.span
+    line = span.start_line
+    rng = None
+    if line == span.end_line and 0 <= line < len(lines):
+        text = lines[line]
+        if text.isascii():  # range_text's common case, inline: it runs for thousands of diagnostics
+            n = len(text)
+            start = span.start_col
+            end = span.end_col
+            start = 0 if start < 0 else n if start > n else start
+            end = 0 if end < 0 else n if end > n else end
+            rng = f'{{"start":{{"line":{line},"character":{start}}},"end":{{"line":{line},"character":{end}}}}}'
+    if rng is None:
+        rng = range_text(codec, lines, span)
+    head = f'{{"range":{rng}{_head(d.message, d.severity, d.code)}'
+    more = related and d.related
+    extra = data and d.data
+    if not more and not extra:
+        return head + "}"
+    parts = [head]
+    if more:
         location = f'{{"uri":{_jstr(uri)},"range":'
         items = ",".join(
             f'{{"location":{location}{range_text(codec, lines, r.span)}}},"message":{_jstr(r.message)}}}'
