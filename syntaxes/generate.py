@@ -132,9 +132,15 @@ def shell_heredoc(operator: str, indent_name: str) -> Rule:
     """
     look = rf"^(?={BLANK}*{SHELL_COMMAND}{BLANK}+{operator}(?!<){BLANK}*(['\"]?)({MARKER})\1{TAIL_LOOK}{BLANK}*$)"
     inner_begin = opener_with_command(SHELL_COMMAND, MARKER).replace("(<<-?)", f"({operator})")
+    return body_rule("shell", look, inner_begin, "shellscript", "source.shell", f"shell body, {indent_name}")
+
+
+def body_rule(name: str, begin: str, inner_begin: str, content: str, scope: str, comment: str) -> Rule:
+    """The outer rule (``begin`` captures the marker as group 2, ``end`` matches the terminator) and the inner
+    begin/while rule that re-matches the opener and hands the body to ``scope`` until the terminator line."""
     return {
-        "name": "meta.heredoc.shell.cli-script",
-        "begin": look,
+        "name": f"meta.heredoc.{name}.cli-script",
+        "begin": begin,
         "end": terminator(2),
         "endCaptures": TERMINATOR_CAPTURES,
         "patterns": [
@@ -142,11 +148,11 @@ def shell_heredoc(operator: str, indent_name: str) -> Rule:
                 "begin": inner_begin,
                 "beginCaptures": opener_captures(TOKEN_SCOPE),
                 "while": rf"^(?!{BLANK}*\6{BLANK}*$)",
-                "contentName": "meta.embedded.block.shellscript",
-                "patterns": [{"include": "source.shell"}],
+                "contentName": f"meta.embedded.block.{content}",
+                "patterns": [{"include": scope}],
             }
         ],
-        "comment": f"shell body, {indent_name}",
+        "comment": comment,
     }
 
 
@@ -198,22 +204,9 @@ def embedded_heredoc(operator: str, language: str, scope: str, condition: str, h
     ends the body at the terminator line whatever the embedded grammar left open, as :func:`shell_heredoc` does.
     """
     inner_begin = opener(WORD, MARKER).replace("(<<-?)", f"({operator})")
-    return {
-        "name": f"meta.heredoc.{language}.cli-script",
-        "begin": rf"^(?={condition})",
-        "end": terminator(2),
-        "endCaptures": TERMINATOR_CAPTURES,
-        "patterns": [
-            {
-                "begin": inner_begin,
-                "beginCaptures": opener_captures(TOKEN_SCOPE),
-                "while": rf"^(?!{BLANK}*\6{BLANK}*$)",
-                "contentName": f"meta.embedded.block.{language}",
-                "patterns": [{"include": scope}],
-            }
-        ],
-        "comment": f"{language} body ({how}), {operator}",
-    }
+    return body_rule(
+        language, rf"^(?={condition})", inner_begin, language, scope, f"{language} body ({how}), {operator}"
+    )
 
 
 def embedded_heredocs(operator: str) -> list[Rule]:
