@@ -376,17 +376,25 @@ async def session(
     try:
         await initialize(client, profile, root, init_options, capabilities)
         yield client
-        await client.shutdown_session()
+        if server_process(client).returncode is None:  # a test may have ended the server its own way
+            await client.shutdown_session()
         done = True
     finally:
         await stop_server(client, graceful=done)
 
 
+def server_process(client: LanguageClient) -> asyncio.subprocess.Process:
+    """The server process of ``client`` (to end it as an editor would: close its input, send it a signal)."""
+    server = client._server
+    assert server is not None, "the client has no server process"
+    return server
+
+
 async def stop_server(client: LanguageClient, graceful: bool) -> None:
     """Stop the client; after a failed test, end the server by closing its stdin (it must exit on EOF), killing
     it only if it does not."""
-    server = client._server
-    if not graceful and server is not None and server.returncode is None:
+    server = server_process(client)
+    if not graceful and server.returncode is None:
         if server.stdin is not None:
             server.stdin.close()
         try:
