@@ -11,6 +11,10 @@
   guarantees that.
 - Exit is observed through a pidfd, so the child is reaped only after its group has been killed (its pid, and
   hence its group id, cannot be reused in between).
+- Whatever ends the wait ends the tree: a run whose own task is cancelled (the event loop is being torn down, e.g.
+  the language server got ``exit``) kills its tree at once, without awaiting. Every tree not yet known dead is
+  listed per event loop, so that the server's end can wait for them (:func:`trees_ended`) and, once its loop is
+  gone, kill what is left (:func:`kill_trees`); docs/running.md, "When the server ends".
 - Before its first command, this process makes itself non-dumpable (``prctl(PR_SET_DUMPABLE, 0)``, see
   :func:`hide_own_environment`): its ``/proc/PID/environ`` becomes root's, so a command run without bubblewrap as
   the same ordinary user cannot read ``/proc/$PPID/environ``, the secrets withheld from it. Commands themselves are
@@ -45,6 +49,9 @@ DEFAULT_PIPE_SIZE = 1 << 16
 WRITE_CHUNK = 1 << 16
 DRAIN_AFTER_EXIT_S = 0.5  # how long leftover holders of the pipes may keep them after the process exited
 DRAIN_AFTER_KILL_S = 1.0
+KILL_ROUNDS = 50  # SIGKILL rounds at most (a fork bomb is frozen and killed a round at a time)
+KILL_ROUND_PAUSE_S = 0.005
+GRACE_POLL_S = 0.02  # how often the tree is looked at during the grace after SIGTERM
 
 Stream = Literal["stdout", "stderr"]
 STREAMS: tuple[Stream, Stream] = ("stdout", "stderr")
@@ -157,6 +164,65 @@ def _signal_pids(pids: set[int], sig: int) -> None:
 def _signal_group(pgid: int, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
+
+
+@dataclass(frozen=True, slots=True)
+class _Tree:
+    """A started command whose tree may still be alive, and the event loop that runs it."""
+
+    leader: int
+    pgid: int
+    tag: bytes
+    loop: asyncio.AbstractEventLoop
+
+
+_TREES: dict[int, _Tree] = {}  # leader pid -> tree, from the start until the tree is known dead
+
+
+def _kill_round(leader: int, pgid: int, tag: bytes) -> set[int]:
+    """One SIGKILL round; the processes it found alive (none: the tree is gone)."""
+    # Freeze first so nothing forks between the scan and the kill, then kill what the scan found.
+    _signal_group(pgid, signal.SIGKILL)
+    tree = _live_tree(leader, pgid, tag)
+    if tree:
+        _signal_pids(tree, signal.SIGSTOP)
+        _signal_pids(_live_tree(leader, pgid, tag) | tree, signal.SIGKILL)
+    return tree
+
+
+def _kill_now(leader: int, pgid: int, tag: bytes) -> set[int]:
+    """SIGKILL until nothing of the tree is left, without awaiting (for a run whose task is being cancelled, and
+    for the end of the process)."""
+    seen: set[int] = set()
+    for _round in range(KILL_ROUNDS):
+        found = _kill_round(leader, pgid, tag)
+        if not found:
+            break
+        seen |= found
+        time.sleep(KILL_ROUND_PAUSE_S)
+    _TREES.pop(leader, None)
+    return seen
+
+
+async def trees_ended(timeout_s: float) -> bool:
+    """Wait until every process tree of this event loop is known dead, at most ``timeout_s``: after their runs were
+    cancelled, their own kill (SIGTERM, grace, SIGKILL) ends them. False when some are left."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while any(t.loop is loop for t in _TREES.values()):
+        if loop.time() >= deadline:
+            return False
+        await asyncio.sleep(GRACE_POLL_S)
+    return True
+
+
+def kill_trees(loop: asyncio.AbstractEventLoop) -> int:
+    """Kill (SIGKILL) every process tree still listed for ``loop``, now: for when the loop no longer runs (the
+    process is ending). The number of processes killed."""
+    killed = 0
+    for tree in [t for t in _TREES.values() if t.loop is loop]:
+        killed += len(_kill_now(tree.leader, tree.pgid, tree.tag))
+    return killed
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -387,10 +453,11 @@ async def run_process(
         if on_status is not None:
             on_status(f"{stream} is larger than {half} bytes: the rest is counted, its end kept")
 
-    streams = _Streams(loop, in_w, spec.stdin, out_r, err_r, captures, overflow)
-    watcher = _ExitWatcher(loop, proc.pid)
     pgid = proc.pid
     tag_entry = f"{RUN_TAG_VARIABLE}={tag}".encode()
+    _TREES[proc.pid] = _Tree(proc.pid, pgid, tag_entry, loop)
+    streams = _Streams(loop, in_w, spec.stdin, out_r, err_r, captures, overflow)
+    watcher = _ExitWatcher(loop, proc.pid)
     timed_out = False
     cancel_reason: str | None = None
     killed: set[int] = set()
@@ -404,6 +471,7 @@ async def run_process(
     watcher.exited.add_done_callback(lambda _f: settle("exit"))
     timer = loop.call_later(spec.timeout_s, settle, "timeout") if spec.timeout_s is not None else None
     unregister = control.on_cancel(lambda reason: settle("cancel:" + reason)) if control is not None else None
+    finished = False
     try:
         why = await ended
         if why != "exit" and not watcher.exited.done():
@@ -412,6 +480,7 @@ async def run_process(
             else:
                 timed_out = True
             killed = await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, spec.kill_grace_s)
+            _TREES.pop(proc.pid, None)  # dead: the server's end need not wait for the drain
             await streams.drain(DRAIN_AFTER_KILL_S)
         else:
             # Whatever the command left running ends with it (the pid is not reaped yet: no reuse): its group, and
@@ -420,6 +489,7 @@ async def run_process(
             if not await streams.drain(DRAIN_AFTER_EXIT_S):
                 killed |= await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, 0.0)
                 await streams.drain(DRAIN_AFTER_KILL_S)
+        finished = True
     finally:
         if timer is not None:
             timer.cancel()
@@ -427,9 +497,11 @@ async def run_process(
             unregister()
         streams.close()
         watcher.close()
-        if proc.poll() is None:
-            # Only reached when the await above was itself cancelled: never leave the child behind.
-            await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, 0.0)
+        if not finished:
+            # This task was cancelled (or failed) before the tree was seen dead: kill it now, without awaiting, and
+            # whether or not the child itself still lives (its grandchildren may; the child is not reaped yet).
+            _kill_now(proc.pid, pgid, tag_entry)
+        _TREES.pop(proc.pid, None)
         with contextlib.suppress(ChildProcessError):
             proc.wait()
     raw = {s: captures[s].finish() for s in STREAMS}
@@ -449,27 +521,38 @@ async def run_process(
 
 
 async def _kill_tree(leader: int, pgid: int, tag: bytes, exited: asyncio.Future[None], grace_s: float) -> set[int]:
-    """SIGTERM to the tree, ``grace_s`` for the leader to exit, then SIGKILL until nothing of the tree is left."""
+    """SIGTERM to the tree, up to ``grace_s`` for the whole tree to end, then SIGKILL until nothing of it is left.
+    Cancelled meanwhile, it kills the tree at once before it lets the cancellation through."""
     seen: set[int] = set()
-    if grace_s > 0:
-        tree = _live_tree(leader, pgid, tag)
-        seen |= tree
-        _signal_group(pgid, signal.SIGTERM)
-        _signal_pids(tree, signal.SIGTERM)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(exited), grace_s)
-    for _round in range(50):
-        # Freeze first so nothing forks between the scan and the kill, then kill what the scan found.
-        _signal_group(pgid, signal.SIGKILL)
-        tree = _live_tree(leader, pgid, tag)
-        if not tree:
-            break
-        seen |= tree
-        _signal_pids(tree, signal.SIGSTOP)
-        _signal_pids(_live_tree(leader, pgid, tag) | tree, signal.SIGKILL)
-        await asyncio.sleep(0.005)
+    try:
+        if grace_s > 0:
+            tree = _live_tree(leader, pgid, tag)
+            seen |= tree
+            _signal_group(pgid, signal.SIGTERM)
+            _signal_pids(tree, signal.SIGTERM)
+            await _grace(leader, pgid, tag, exited, grace_s)
+        for _round in range(KILL_ROUNDS):
+            found = _kill_round(leader, pgid, tag)
+            if not found:
+                break
+            seen |= found
+            await asyncio.sleep(KILL_ROUND_PAUSE_S)
+    except asyncio.CancelledError:
+        seen |= _kill_now(leader, pgid, tag)
+        raise
     seen.discard(leader)
     return seen
+
+
+async def _grace(leader: int, pgid: int, tag: bytes, exited: asyncio.Future[None], grace_s: float) -> None:
+    """Wait up to ``grace_s`` for the tree to end after SIGTERM: the leader's exit, then the rest of the tree (a
+    grandchild that handles SIGTERM gets its time to clean up even when its parent died at once)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace_s
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(asyncio.shield(exited), grace_s)
+    while loop.time() < deadline and _live_tree(leader, pgid, tag):
+        await asyncio.sleep(min(GRACE_POLL_S, max(0.0, deadline - loop.time())))
 
 
 def _not_started(

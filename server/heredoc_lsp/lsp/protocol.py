@@ -21,7 +21,8 @@ the one place that uses pygls internals (each checked against :data:`PYGLS_CHECK
   ``InvalidRequest`` (pygls answers the first and leaves the second unanswered); notifications then are dropped.
 - stdio is read and framed here (:func:`serve_stdio`, :class:`Frames`): a broken frame is skipped and the next
   message is found again, and the server ends quietly when its input ends or its output breaks (docs/editors.md,
-  "The connection").
+  "The connection"), or on SIGTERM or SIGHUP. However it ends, its runs end first: their process trees are killed
+  before the process exits (docs/running.md, "When the server ends").
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import logging
 import os
 import re
 import selectors
+import signal
 import sys
 import threading
 from collections.abc import Callable, Generator, Sequence
@@ -47,6 +49,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
 
 from heredoc_lsp.executor.jsonl import StreamSink
+from heredoc_lsp.executor.process import kill_trees, trees_ended
 from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit
 from heredoc_lsp.lsp.positions import from_client
 
@@ -559,20 +562,27 @@ def request_future(protocol: LanguageServerProtocol, msg_id: Any) -> Any:
 
 
 def serve_stdio(server: LanguageServer, stdin: Any = None, stdout: Any = None) -> int:
-    """Serve ``server`` over stdio until its input ends or its output breaks; the process's exit code.
+    """Serve ``server`` over stdio until its input ends, its output breaks, ``exit``, SIGTERM or SIGHUP; the
+    process's exit code.
 
     A pipe, socket or terminal is read by the event loop (pygls would read through its thread pool, several thread
     hops per message: a third of the per-keystroke cost on small files); anything the loop cannot poll (a regular
-    file, ``/dev/null``) by a thread of its own. Either way the end of the input ends the server, quietly: exit code
-    0, or the code of an ``exit`` notification (1 without ``shutdown`` first).
+    file, ``/dev/null``) by a thread of its own. The end of the input ends the server, quietly: exit code 0, or the
+    code of an ``exit`` notification (1 without ``shutdown`` first); a signal ends it as the end of the input does,
+    with 128 + its number. Every way out shuts down as ``shutdown`` does (runs are cancelled) and waits, at most
+    :data:`END_RUNS_S`, for the runs' process trees to end (SIGTERM, their grace, SIGKILL); what is left once the
+    event loop is gone is killed before this returns (docs/running.md, "When the server ends").
     """
     protocol = server.protocol
     assert isinstance(protocol, HeredocProtocol)
     source = stdin or sys.stdin.buffer
     sink = stdout or sys.stdout.buffer
+    loops: list[asyncio.AbstractEventLoop] = []
+    signalled: list[int] = []
 
     async def serve() -> None:
         loop = asyncio.get_running_loop()
+        loops.append(loop)
         # A high limit: the transport pauses reading above twice this much buffered (big didOpen bodies).
         reader = asyncio.StreamReader(limit=1 << 26)
         stop_input = await _open_input(loop, reader, source)
@@ -581,12 +591,23 @@ def serve_stdio(server: LanguageServer, stdin: Any = None, stdout: Any = None) -
             with contextlib.suppress(RuntimeError):  # the loop is closed: the server has ended already
                 loop.call_soon_threadsafe(stop_input)
 
+        def ended_by(signum: int) -> None:
+            if not signalled:
+                log.info("%s: ending", signal.Signals(signum).name)
+                signalled.append(signum)
+            stop_input()
+
+        for signum in END_SIGNALS:
+            with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):  # not the main thread
+                loop.add_signal_handler(signum, ended_by, signum)
         protocol.set_writer(StdioWriter(sink, lost))
         try:
             await protocol.read_frames(reader)
         finally:
             stop_input()
             protocol.connection_ended()
+            if not await trees_ended(END_RUNS_S):
+                log.warning("runs still going %g s after the server's end: killing them", END_RUNS_S)
 
     code = 0
     try:
@@ -596,10 +617,14 @@ def serve_stdio(server: LanguageServer, stdin: Any = None, stdout: Any = None) -
     except KeyboardInterrupt:
         pass
     finally:
+        for loop in loops:  # the runs' tasks were cancelled with the loop and killed their trees; this is the rest
+            kill_trees(loop)
         server.shutdown()  # type: ignore[no-untyped-call]
-    return code
+    return 128 + signalled[0] if signalled else code
 
 
+END_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # what editors send a server they end (after a timeout, on quit)
+END_RUNS_S = 5.0  # at most this long for the runs' trees to end after the server's end, then SIGKILL
 _CHUNK = 1 << 20  # bytes read at a time
 _IDLE = 0.1  # seconds without input after which an unfinished body is tried as a whole message (Frames.idle)
 

@@ -13,7 +13,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 from tests.executor.conftest import processes_with, unique_sleep
 
-from lsp.lsp_harness import RUN, RecordingClient, session
+from lsp.lsp_harness import RUN, RecordingClient, server_process, session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -157,14 +157,18 @@ async def test_cancelling_the_request_cancels_the_run(client: RecordingClient) -
 
 
 async def test_shutdown_ends_the_runs(tmp_path: Path) -> None:
+    """The server kills its runs' trees before it exits (every other way it ends: test_run_server_end.py)."""
     m = unique_sleep()
     async with session("nvim-0.11", tmp_path, init_options={"executor": {"confirm": "never"}}) as other:
         uri = other.open_file(f"sleep {m}\n")
         task, _token = await start(other, (await other.lens(uri, 0, RUN)).command)
         await other.wait_for(lambda: processes_with(f"sleep {m}"))
         assert other.questions == []  # confirm = "never" from the initialization options
-    await RecordingClient.wait_for(other, lambda: not processes_with(f"sleep {m}"), timeout=10)
+    # shutdown and exit were answered and the server process has exited (the session waited for it): no waiting.
+    assert server_process(other).returncode == 0
+    assert processes_with(f"sleep {m}") == []
     task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
 
 
 async def test_an_unisolated_run_says_so_in_the_editor(tmp_path: Path) -> None:
