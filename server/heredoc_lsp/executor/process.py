@@ -209,7 +209,7 @@ async def trees_ended(timeout_s: float) -> bool:
     cancelled, their own kill (SIGTERM, grace, SIGKILL) ends them. False when some are left."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
-    while any(t.loop is loop for t in _TREES.values()):
+    while any(t.loop is loop for t in list(_TREES.values())):  # list(): atomic against other threads' runs
         if loop.time() >= deadline:
             return False
         await asyncio.sleep(GRACE_POLL_S)
@@ -220,7 +220,7 @@ def kill_trees(loop: asyncio.AbstractEventLoop) -> int:
     """Kill (SIGKILL) every process tree still listed for ``loop``, now: for when the loop no longer runs (the
     process is ending). The number of processes killed."""
     killed = 0
-    for tree in [t for t in _TREES.values() if t.loop is loop]:
+    for tree in [t for t in list(_TREES.values()) if t.loop is loop]:
         killed += len(_kill_now(tree.leader, tree.pgid, tree.tag))
     return killed
 
@@ -538,7 +538,7 @@ async def _kill_tree(leader: int, pgid: int, tag: bytes, exited: asyncio.Future[
             seen |= found
             await asyncio.sleep(KILL_ROUND_PAUSE_S)
     except asyncio.CancelledError:
-        seen |= _kill_now(leader, pgid, tag)
+        _kill_now(leader, pgid, tag)
         raise
     seen.discard(leader)
     return seen
