@@ -68,7 +68,10 @@ async def test_every_way_the_server_ends_kills_the_whole_tree_first(tmp_path: Pa
         code = await asyncio.wait_for(server.wait(), EXIT_WITHIN_S)
         # No waiting here: the server killed the tree before it exited, after SIGTERM and a grace.
         assert processes_with(m) == []
-        assert (tmp_path / "terminated").read_text(encoding="utf-8") == "terminated\n"
+        if sandbox == "none":
+            # (Under bubblewrap SIGTERM also ends bwrap itself, whose --die-with-parent then kills the namespace: a
+            # process in it may die before its handler ran.)
+            assert (tmp_path / "terminated").read_text(encoding="utf-8") == "terminated\n"
         assert code == ENDINGS[how]
         run.cancel()
         await asyncio.gather(run, return_exceptions=True)  # cancelled by the shutdown, or lost with the server
