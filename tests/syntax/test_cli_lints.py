@@ -321,6 +321,35 @@ def test_the_fast_paths_only_clear_lines_dash_and_bash_accept(parts: list[tuple[
         assert _accepts("bash", line), line
 
 
+@pytest.mark.parametrize("line", ["! fi x", "!\tfi x", "  ! done", "! then"])
+def test_a_reserved_word_after_a_negation_is_judged(line: str) -> None:
+    # `!` is a reserved word of one character: the scanner's filter of plain command lines must let it through
+    assert not _accepts("dash", line) and not _accepts("bash", line)
+    assert codes(line) == ["shell_syntax"]
+    assert codes(line, shell="bash") == ["shell_syntax"]
+
+
+PAIRS = [a + blank + b for a in TOKENS for b in TOKENS for blank in (" ", "\t", "")]
+
+
+def test_the_scanner_hands_a_plain_command_to_the_shell_lints_exactly_when_it_needs_a_look() -> None:
+    # The scanner's filter of plain command lines (inline, and computed for many lines at once on a long scan) is
+    # _needs_shell_look: every pair of tokens, one line at a time and all in one script.
+    lines = [line for line in PAIRS if not line.startswith("#") and "<<" not in line]
+    expected = [line for line in lines if _needs_shell_look(line)]
+    looked = []
+    for line in lines:
+        STATS["shell_looks"] = 0
+        parse_cli([line])
+        assert STATS["shell_looks"] in (0, 1)
+        if STATS["shell_looks"]:
+            looked.append(line)
+    assert looked == expected
+    STATS["shell_looks"] = 0
+    parse_cli(lines)
+    assert STATS["shell_looks"] == len(expected)
+
+
 # --------------------------------------------------------------------------------------------------------------
 # The runner's dialect
 

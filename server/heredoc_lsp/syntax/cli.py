@@ -99,7 +99,8 @@ _RESERVED_WORDS = frozenset(
     {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "in", "select"}
     | {"function", "coproc", "time", "!", "[[", "]]"}
 )
-# Their first three characters (a word shorter than three: the word alone, or followed by a blank).
+# Their first three characters (a word shorter than three: the word alone, or followed by a blank). `!` and a blank
+# are two characters: the filter tests a first character `!` on its own.
 _RESERVED_STARTS = frozenset(w[:3] for w in _RESERVED_WORDS) | {
     w + blank for w in _RESERVED_WORDS if len(w) < 3 for blank in BLANK_CHARS
 }
@@ -776,7 +777,7 @@ class _Scanner:
                 if hard is not None and (
                     hard(t) is not None
                     or ('"' in t and t.count('"') % 2)
-                    or (t[:3] in reserved_starts and t.split(None, 1)[0] in reserved)
+                    or ((t[:3] in reserved_starts or t[0] == "!") and t.split(None, 1)[0] in reserved)
                 ):
                     self._shell_lints(i, len(line) - len(line.lstrip(blanks)), t, t, t)
                 if " " not in t:
