@@ -44,7 +44,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from itertools import islice
+from itertools import count, islice
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, information, warning
 from heredoc_lsp.syntax.lazy_re import lazy_compile
@@ -94,7 +94,8 @@ _RESERVED = r"(?:if|then|else|elif|fi|for|while|until|do|done|case|esac|in|selec
 # The scanner's cheap filter (:func:`_needs_shell_look`): a command needs a closer look for `shell_syntax` and
 # `bashism` when it holds one of these characters, an odd number of double quotes, or starts with a reserved word
 # (the first three characters are tested first). Other commands are complete shell in sh and bash.
-_HARD_CHARS = lazy_compile(r"""['`\\(){}|&;<>\[]""")
+_HARD = "'`\\(){}|&;<>["
+_HARD_CHARS = lazy_compile("[" + re.escape(_HARD) + "]")
 _RESERVED_WORDS = frozenset(
     {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "in", "select"}
     | {"function", "coproc", "time", "!", "[[", "]]"}
@@ -131,6 +132,13 @@ BASH_RUNNER = '["bash", "-c", "{command}"]'
 SHELL_SYNTAX_MAX = 4096
 # Work counter, for tests and the benchmark: command lines the scanner's filter handed to the shell lints.
 STATS: dict[str, int] = {"shell_looks": 0}
+# The bytes of a line (UTF-8) that the scanner's tests of a top-level line look for: `#` (comments), the hard
+# characters (`<` of `<<` among them), `"`, `=` and `\\` (lints), `!` (a reserved word) and every byte of a non-ASCII
+# character (hidden characters). :func:`_marks` keeps only these; a line whose marks are none or `""` is an ASCII
+# plain command line that only its first word can make a lint case.
+_MARKED = frozenset((_HARD + '#"=!').encode()) | frozenset(range(0x80, 0x100))
+_UNMARKED = bytes(b for b in range(0x100) if b not in _MARKED and b != 0x0A)  # ("\n" is kept: it splits the lines)
+_QUIET_MARKS = b'""'
 
 
 def _with_args(args: Sequence[str]) -> bool:
@@ -702,6 +710,17 @@ def _needs_shell_look(command: str) -> bool:
     return first is not None and first.group() in _RESERVED_WORDS  # (the scanner's loop has this inline)
 
 
+def _marks(lines: tuple[str, ...], start: int) -> list[bytes]:
+    """The marked bytes of each line from ``start`` (see :data:`_MARKED`), in one C-level pass over all of them."""
+    marks = (
+        "\n".join(islice(lines, start, None)).encode("utf-8", "surrogatepass").translate(None, _UNMARKED).split(b"\n")
+    )
+    if len(marks) == len(lines) - start:
+        return marks
+    # A line holding "\n" (never one from split_lines): one line at a time (its "\n" is kept, a mark too).
+    return [line.encode("utf-8", "surrogatepass").translate(None, _UNMARKED) for line in islice(lines, start, None)]
+
+
 def _blanked(m: re.Match[str]) -> str:
     return "_" * len(m.group())
 
@@ -738,6 +757,9 @@ class _Scanner:
     def scan(self, start: int) -> list[_RowT]:
         # The hot loop: one strip per top-level line, one substring test per body line; everything rare is a call.
         # Bodies are consumed by an inner loop on the same iterator, so top-level lines pay no "in a body?" test.
+        # Each line comes with its marks (_marks): a top-level line without any (most command lines) is a plain
+        # command, ASCII, holding none of the characters the lints look for, and pays neither the hidden-character
+        # test nor the search for hard characters; a body line without any is ASCII.
         lines = self.lines
         rows: list[_RowT] = []
         append = rows.append
@@ -753,31 +775,33 @@ class _Scanner:
         hard = _HARD_CHARS.search if self.shell is not None else None
         reserved_starts = _RESERVED_STARTS
         reserved = _RESERVED_WORDS
-        numbered = enumerate(islice(lines, start, None) if start else lines, start)
-        for i, line in numbered:
+        quiet = _QUIET_MARKS
+        numbered = zip(count(start), islice(lines, start, None) if start else lines, _marks(lines, start))
+        for i, line, marks in numbered:
             t = line.strip(blanks)
             if not t:
                 continue
-            if not line.isascii():
-                self._hidden(i, line, "a comment" if t[0] == "#" else "a command line")
-            if t[0] == "#":
-                append(~i)
-                continue
-            if "<<" not in t:
+            marked = marks and marks != quiet
+            if marked:
+                if not line.isascii():
+                    self._hidden(i, line, "a comment" if t[0] == "#" else "a command line")
+                if t[0] == "#":
+                    append(~i)
+                    continue
+            if not marked or "<<" not in t:
                 append(i)
-                # Cheap filters first: most commands cannot be a lint case (see _lint).
+                # Cheap filters first: most commands cannot be a lint case (see _lint); an unmarked line holds no
+                # `\\`, `=`, `!`, hard character nor an odd number of `"`.
                 # (str.split's first word is a prefix of the blank-delimited one: it never hides a name)
                 if (
-                    t[-1] == "\\"
-                    or "=" in t
+                    (marked and (t[-1] == "\\" or "=" in t))
                     or t[0] == "-"
                     or (t[:2] in lint_starts and t.split(None, 1)[0] in no_effect)
                 ):
                     self._lint(i, line, t)
                 if hard is not None and (
-                    hard(t) is not None
-                    or ('"' in t and t.count('"') % 2)
-                    or ((t[:3] in reserved_starts or t[0] == "!") and t.split(None, 1)[0] in reserved)
+                    ((t[:3] in reserved_starts or (marked and t[0] == "!")) and t.split(None, 1)[0] in reserved)
+                    or (marked and (hard(t) is not None or ('"' in t and t.count('"') % 2)))
                 ):
                     self._shell_lints(i, len(line) - len(line.lstrip(blanks)), t, t, t)
                 if " " not in t:
@@ -824,8 +848,8 @@ class _Scanner:
                 self._opener_lints(row, t)
             append(row)
             # The body: it ends at the first line whose trimmed text is the marker.
-            for k, body_line in numbered:
-                if not body_line.isascii():
+            for k, body_line, body_marks in numbered:
+                if body_marks and not body_line.isascii():
                     self._hidden(k, body_line, "a heredoc body")
                 if marker in body_line and body_line.strip(blanks) == marker:
                     row.terminator = k
