@@ -44,7 +44,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from itertools import count, islice
+from itertools import count
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, information, warning
 from heredoc_lsp.syntax.lazy_re import lazy_compile
@@ -190,6 +190,10 @@ NO_EFFECT_COMMANDS: dict[str, tuple[str, Callable[[Sequence[str]], bool]]] = {
 _LINT_STARTS = frozenset(
     {name[:2] for name in NO_EFFECT_COMMANDS if len(name) > 1} | {"." + blank for blank in BLANK_CHARS}
 )
+
+# The first two characters of every word of NO_EFFECT_COMMANDS and _RESERVED_WORDS but `!` (and `.` without a blank):
+# the scanner's cheap filter of command lines whose first word is all that can make them a lint case.
+_WORD_STARTS = _LINT_STARTS | frozenset(w[:2] for w in _RESERVED_WORDS if w != "!")
 
 COMPAT_CODE = "compat_arca_cli"
 
@@ -710,15 +714,13 @@ def _needs_shell_look(command: str) -> bool:
     return first is not None and first.group() in _RESERVED_WORDS  # (the scanner's loop has this inline)
 
 
-def _marks(lines: tuple[str, ...], start: int) -> list[bytes]:
-    """The marked bytes of each line from ``start`` (see :data:`_MARKED`), in one C-level pass over all of them."""
-    marks = (
-        "\n".join(islice(lines, start, None)).encode("utf-8", "surrogatepass").translate(None, _UNMARKED).split(b"\n")
-    )
-    if len(marks) == len(lines) - start:
+def _marks(lines: tuple[str, ...]) -> list[bytes]:
+    """The marked bytes of each line (see :data:`_MARKED`), found in one C-level pass over all of them."""
+    marks = "\n".join(lines).encode("utf-8", "surrogatepass").translate(None, _UNMARKED).split(b"\n")
+    if len(marks) == len(lines):
         return marks
-    # A line holding "\n" (never one from split_lines): one line at a time (its "\n" is kept, a mark too).
-    return [line.encode("utf-8", "surrogatepass").translate(None, _UNMARKED) for line in islice(lines, start, None)]
+    # A line holding "\n" (never one from split_lines), or no line: one line at a time (a "\n" is a mark too).
+    return [line.encode("utf-8", "surrogatepass").translate(None, _UNMARKED) for line in lines]
 
 
 def _blanked(m: re.Match[str]) -> str:
@@ -767,47 +769,60 @@ class _Scanner:
         plain_ok = not self.arca
         check_all = bool(self.schemas)
         lint_starts = _LINT_STARTS
+        word_starts = _WORD_STARTS
         no_effect = NO_EFFECT_COMMANDS
-        bare = self.bare
         closed = self.closed
         opener_lines = self.opener_lines
-        before = self.earlier._openers if self.earlier is not None else {}
         hard = _HARD_CHARS.search if self.shell is not None else None
         reserved_starts = _RESERVED_STARTS
         reserved = _RESERVED_WORDS
         quiet = _QUIET_MARKS
-        numbered = zip(count(start), islice(lines, start, None) if start else lines, _marks(lines, start))
+        scanned = lines[start:] if start else lines
+        numbered = zip(count(start), scanned, _marks(scanned))
         for i, line, marks in numbered:
             t = line.strip(blanks)
             if not t:
                 continue
-            marked = marks and marks != quiet
-            if marked:
-                if not line.isascii():
-                    self._hidden(i, line, "a comment" if t[0] == "#" else "a command line")
-                if t[0] == "#":
-                    append(~i)
-                    continue
-            if not marked or "<<" not in t:
-                append(i)
-                # Cheap filters first: most commands cannot be a lint case (see _lint); an unmarked line holds no
-                # `\\`, `=`, `!`, hard character nor an odd number of `"`.
+            if not marks or marks == quiet:
+                # An unmarked line: a plain ASCII command holding no `\\`, `=`, `!`, `#`, hard character nor an odd
+                # number of `"`, so only its first word can make it a lint case (see _lint) or need a shell look.
                 # (str.split's first word is a prefix of the blank-delimited one: it never hides a name)
+                append(i)
+                start2 = t[:2]
+                if start2 in word_starts:
+                    word = t.split(None, 1)[0]
+                    if word in no_effect and start2 in lint_starts:
+                        self._lint(i, line, t)
+                    if hard is not None and word in reserved and t[:3] in reserved_starts:
+                        self._shell_lints(i, len(line) - len(line.lstrip(blanks)), t, t, t)
+                elif t[0] == "-":
+                    self._lint(i, line, t)
+                if " " not in t:
+                    self._bare(i, line, t)
+                continue
+            if not line.isascii():
+                self._hidden(i, line, "a comment" if t[0] == "#" else "a command line")
+            if t[0] == "#":
+                append(~i)
+                continue
+            if "<<" not in t:
+                append(i)
+                # Cheap filters first: most commands cannot be a lint case (see _lint).
                 if (
-                    (marked and (t[-1] == "\\" or "=" in t))
+                    t[-1] == "\\"
+                    or "=" in t
                     or t[0] == "-"
                     or (t[:2] in lint_starts and t.split(None, 1)[0] in no_effect)
                 ):
                     self._lint(i, line, t)
                 if hard is not None and (
-                    ((t[:3] in reserved_starts or (marked and t[0] == "!")) and t.split(None, 1)[0] in reserved)
-                    or (marked and (hard(t) is not None or ('"' in t and t.count('"') % 2)))
+                    hard(t) is not None
+                    or ('"' in t and t.count('"') % 2)
+                    or ((t[:3] in reserved_starts or t[0] == "!") and t.split(None, 1)[0] in reserved)
                 ):
                     self._shell_lints(i, len(line) - len(line.lstrip(blanks)), t, t, t)
                 if " " not in t:
-                    bare.append(i)
-                    if t in closed or t in before:
-                        self._early_close(i, line, t)
+                    self._bare(i, line, t)
                 continue
             j = t.rfind("<<")
             row: _Row | None = None
@@ -871,6 +886,12 @@ class _Scanner:
             else:
                 self._unclosed(row)
         return rows
+
+    def _bare(self, i: int, line: str, t: str) -> None:
+        """A plain command line holding no blank: remembered, and an ``early_close`` when it is a closed marker."""
+        self.bare.append(i)
+        if t in self.closed or (self.earlier is not None and t in self.earlier._openers):
+            self._early_close(i, line, t)
 
     def _hidden(self, i: int, line: str, where: str) -> None:
         """Bidirectional controls and invisible characters: errors on every line (what runs, its stdin, comments)."""
