@@ -44,7 +44,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from itertools import count
+from itertools import chain, count
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, information, warning
 from heredoc_lsp.syntax.lazy_re import lazy_compile
@@ -134,11 +134,12 @@ SHELL_SYNTAX_MAX = 4096
 STATS: dict[str, int] = {"shell_looks": 0}
 # The bytes of a line (UTF-8) that the scanner's tests of a top-level line look for: `#` (comments), the hard
 # characters (`<` of `<<` among them), `"`, `=` and `\\` (lints), `!` (a reserved word) and every byte of a non-ASCII
-# character (hidden characters). :func:`_marks` keeps only these; a line whose marks are none or `""` is an ASCII
-# plain command line that only its first word can make a lint case.
+# character (hidden characters). :func:`_marks` keeps only these; a line whose marks are none or _QUIET_MARKS is an
+# ASCII plain command line that only its first word can make a lint case.
 _MARKED = frozenset((_HARD + '#"=!').encode()) | frozenset(range(0x80, 0x100))
 _UNMARKED = bytes(b for b in range(0x100) if b not in _MARKED and b != 0x0A)  # ("\n" is kept: it splits the lines)
-_QUIET_MARKS = b'""'
+_QUIET_MARKS = frozenset({b'""', b'""""'})  # marks of a line as good as none: an even number of `"` alone
+_MARKS_CHUNK = 4096
 
 
 def _with_args(args: Sequence[str]) -> bool:
@@ -714,13 +715,16 @@ def _needs_shell_look(command: str) -> bool:
     return first is not None and first.group() in _RESERVED_WORDS  # (the scanner's loop has this inline)
 
 
-def _marks(lines: tuple[str, ...]) -> list[bytes]:
-    """The marked bytes of each line (see :data:`_MARKED`), found in one C-level pass over all of them."""
-    marks = "\n".join(lines).encode("utf-8", "surrogatepass").translate(None, _UNMARKED).split(b"\n")
-    if len(marks) == len(lines):
-        return marks
-    # A line holding "\n" (never one from split_lines), or no line: one line at a time (a "\n" is a mark too).
-    return [line.encode("utf-8", "surrogatepass").translate(None, _UNMARKED) for line in lines]
+def _marks(lines: tuple[str, ...]) -> Iterator[list[bytes]]:
+    """The marked bytes of each line (see :data:`_MARKED`), in lists of :data:`_MARKS_CHUNK` lines, each list found
+    in one C-level pass (join, encode, translate, split) over a text small enough to stay in the cache."""
+    for k in range(0, len(lines), _MARKS_CHUNK):
+        chunk = lines[k : k + _MARKS_CHUNK]
+        marks = "\n".join(chunk).encode("utf-8", "surrogatepass").translate(None, _UNMARKED).split(b"\n")
+        if len(marks) != len(chunk):
+            # A line holding "\n" (never one from split_lines): one line at a time (its "\n" is a mark too).
+            marks = [line.encode("utf-8", "surrogatepass").translate(None, _UNMARKED) for line in chunk]
+        yield marks
 
 
 def _blanked(m: re.Match[str]) -> str:
@@ -777,13 +781,14 @@ class _Scanner:
         reserved_starts = _RESERVED_STARTS
         reserved = _RESERVED_WORDS
         quiet = _QUIET_MARKS
+        opener_marks = b"<<"
         scanned = lines[start:] if start else lines
-        numbered = zip(count(start), scanned, _marks(scanned))
+        numbered = zip(count(start), scanned, chain.from_iterable(_marks(scanned)))
         for i, line, marks in numbered:
             t = line.strip(blanks)
             if not t:
                 continue
-            if not marks or marks == quiet:
+            if not marks or marks in quiet:
                 # An unmarked line: a plain ASCII command holding no `\\`, `=`, `!`, `#`, hard character nor an odd
                 # number of `"`, so only its first word can make it a lint case (see _lint) or need a shell look.
                 # (str.split's first word is a prefix of the blank-delimited one: it never hides a name)
@@ -852,11 +857,10 @@ class _Scanner:
                     self._opener_lints(row, t)
             elif t[0] == "-" or (
                 # _needs_shell_look of the command before `<<`, inline and without a slice (a superset:
-                # _opener_lints looks again): most openers are plain commands
+                # _opener_lints looks again): most openers are plain commands (marked by their `<<` alone)
                 hard is not None
                 and (
-                    hard(t, 0, j) is not None
-                    or ('"' in t and t.count('"', 0, j) % 2)
+                    (marks != opener_marks and (hard(t, 0, j) is not None or ('"' in t and t.count('"', 0, j) % 2)))
                     or ((t[:3] in reserved_starts or t[0] == "!") and t.split(None, 1)[0] in reserved)
                 )
             ):
