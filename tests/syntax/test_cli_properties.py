@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from heredoc_lsp.syntax import cli
 from heredoc_lsp.syntax.cli import CliScript, Command, parse_cli, reparse_cli
 from heredoc_lsp.syntax.diagnostics import Span
 from heredoc_lsp.syntax.params import is_structured_start
@@ -253,3 +254,58 @@ def test_outline_and_item_at_agree_with_items(lines: list[str], first: int, span
         assert script.item_at(line) is (covering[0] if covering else None)
     for line, item in enumerate(early):  # items handed out before `items` was built are the same objects
         assert item is script.item_at(line)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The scanner's marks (the bytes its tests of a line look for), found for a chunk of lines at a time
+
+
+def _with_chunk(size: int, lines: tuple[str, ...]) -> CliScript:
+    saved = cli._MARKS_CHUNK
+    cli._MARKS_CHUNK = size
+    try:
+        return parse_cli(lines, SCHEMAS)
+    finally:
+        cli._MARKS_CHUNK = saved
+
+
+@SETTINGS
+@given(st.lists(nasty_text | st.text(max_size=30), max_size=12), st.integers(1, 5))
+def test_marks_are_the_marked_bytes_of_each_line(lines: list[str], size: int) -> None:
+    # (lines straight from the strategy may hold "\n": the chunk holding one is marked one line at a time)
+    kept = cli._MARKED | {ord("\n")}
+    expected = [bytes(b for b in line.encode("utf-8", "surrogatepass") if b in kept) for line in lines]
+    saved = cli._MARKS_CHUNK
+    cli._MARKS_CHUNK = size
+    try:
+        assert [m for chunk in cli._marks(tuple(lines)) for m in chunk] == expected
+    finally:
+        cli._MARKS_CHUNK = saved
+
+
+@SETTINGS
+@given(st.lists(nasty_text, max_size=6), st.integers(1, 4))
+def test_the_parse_does_not_depend_on_the_chunks_of_the_marks(parts: list[str], size: int) -> None:
+    lines = tuple(split_lines("\n".join(parts)))
+    whole, chunked = parse_cli(lines, SCHEMAS), _with_chunk(size, lines)
+    assert [(d, d.data) for d in chunked.diagnostics] == [(d, d.data) for d in whole.diagnostics]
+    assert chunked.items == whole.items
+
+
+def test_a_heredoc_across_chunks_of_marks() -> None:
+    # Bodies and commands on both sides of the boundaries of the real chunks: what each line is, and its hidden
+    # characters, come from the marks of its own chunk.
+    size = cli._MARKS_CHUNK
+    lines = ["echo ok"] * (size - 3) + ["cat <<EOF", "a \u202e b", "EOF", "x\u200by", "retries=1"]
+    lines += ["echo ok"] * (size - 5) + ["! fi x", "EOF", "sh <<'X'", "\u202e", "fi"]
+    script = parse_cli(lines)
+    found = [(d.code, d.span.start_line) for d in script.diagnostics]
+    assert found == [
+        ("bidi_control", size - 2),
+        ("invisible_character", size),
+        ("no_effect", size + 1),
+        ("shell_syntax", 2 * size - 3),
+        ("early_close", 2 * size - 2),
+        ("unclosed_heredoc", 2 * size - 1),
+        ("bidi_control", 2 * size),
+    ]
