@@ -192,8 +192,8 @@ _LINT_STARTS = frozenset(
     {name[:2] for name in NO_EFFECT_COMMANDS if len(name) > 1} | {"." + blank for blank in BLANK_CHARS}
 )
 
-# The first two characters of every word of NO_EFFECT_COMMANDS and _RESERVED_WORDS but `!` (and `.` without a blank):
-# the scanner's cheap filter of command lines whose first word is all that can make them a lint case.
+# _LINT_STARTS and the first two characters of the reserved words but `!`: the scanner's cheap filter of unmarked
+# command lines (which hold no `!`), whose first word is all that can make them a lint case or need a shell look.
 _WORD_STARTS = _LINT_STARTS | frozenset(w[:2] for w in _RESERVED_WORDS if w != "!")
 
 COMPAT_CODE = "compat_arca_cli"
