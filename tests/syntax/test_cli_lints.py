@@ -333,7 +333,7 @@ PAIRS = [a + blank + b for a in TOKENS for b in TOKENS for blank in (" ", "\t", 
 
 
 def test_the_scanner_hands_a_plain_command_to_the_shell_lints_exactly_when_it_needs_a_look() -> None:
-    # The scanner's filter of plain command lines (inline, and computed for many lines at once on a long scan) is
+    # The scanner's filter of plain command lines (inline, helped by the marks of each line: cli._marks) is
     # _needs_shell_look: every pair of tokens, one line at a time and all in one script.
     lines = [line for line in PAIRS if not line.startswith("#") and "<<" not in line]
     expected = [line for line in lines if _needs_shell_look(line)]
