@@ -92,4 +92,4 @@ def test_event_ids_unique_and_terminal_flag() -> None:
     em.completed("late", [])
     assert [e.type for e in events] == ["run.started", "run.cancelled"]
     assert len({e.id for e in events}) == 2
-    assert events[1].terminal and em.terminal_event is events[1]
+    assert events[1].terminal and em.finished

@@ -13,8 +13,6 @@ from heredoc_lsp.executor.output import (
     StreamSanitizer,
     cluster_boundary,
     sanitize_bytes,
-    strip_controls,
-    truncate_middle,
     truncate_parts,
 )
 
@@ -67,7 +65,7 @@ def test_ansi_colours_and_titles_are_removed() -> None:
 
 
 def test_control_characters_removed_except_newline_and_tab() -> None:
-    assert strip_controls("a\x00b\x08c\td\ne\x7ff\x85g\x0bh\x0ci\rj") == "abc\td\nefghij"
+    assert sanitize_bytes("a\x00b\x08c\td\ne\x7ff\x85g\x0bh\x0ci\rj".encode()) == "abc\td\nefghij"
 
 
 def test_escape_sequence_split_across_chunks() -> None:
@@ -148,7 +146,7 @@ def test_live_text_only_for_the_head() -> None:
 
 def test_truncate_keeps_head_and_tail_with_marker_within_budget() -> None:
     text = "".join(chr(ord("a") + i % 26) for i in range(10_000))
-    out = truncate_middle(text, 4000)
+    out = truncate_parts(text, "", 0, 4000)
     assert len(out) <= 4000
     head, marker, tail = re.split(r"\n(\[\.\.\. \d+ characters omitted \.\.\.\])\n", out)[0:3]
     assert text.startswith(head) and text.endswith(tail)
@@ -157,7 +155,7 @@ def test_truncate_keeps_head_and_tail_with_marker_within_budget() -> None:
 
 
 def test_short_text_is_not_truncated() -> None:
-    assert truncate_middle("short", 4000) == "short"
+    assert truncate_parts("short", "", 0, 4000) == "short"
 
 
 def test_truncation_with_dropped_bytes_names_both() -> None:
@@ -174,7 +172,7 @@ EMOJI = ["😀", "👍🏽", "👨‍👩‍👧‍👦", "🇫🇷", "é", "e\u
 @given(st.lists(st.sampled_from([*EMOJI, "a", " ", "\n"]), min_size=1, max_size=400), st.integers(80, 300))
 def test_truncation_never_splits_a_character_or_an_emoji_sequence(pieces: list[str], budget: int) -> None:
     text = "".join(pieces)
-    out = truncate_middle(text, budget)
+    out = truncate_parts(text, "", 0, budget)
     out.encode("utf-8")
     if out == text:
         return

@@ -33,7 +33,7 @@ Lower layers, usable on their own: :func:`run_process` / :class:`ProcessSpec` (o
 kill, bounded capture), :func:`command_argv` / :func:`choose_sandbox` / :class:`ResourceLimits` (bubblewrap and
 limits), :func:`build_environment` / :class:`Redactor` (secret values hidden in every sink) /
 :class:`StreamRedactor` (output arriving in pieces from both streams), :class:`StreamSanitizer` /
-:class:`StreamCapture` / :func:`truncate_middle`, :class:`Workspace` (two-phase path checks, atomic writes,
+:class:`StreamCapture` / :func:`truncate_parts`, :class:`Workspace` (two-phase path checks, atomic writes,
 EDIT_FILE, READ_FILE), and the agent files in :mod:`heredoc_lsp.executor.agent` (sessions, outbox rendering, inbox
 scanning).
 

@@ -24,7 +24,6 @@ ARTIFACT: Final = "run.artifact"
 COMPLETED: Final = "run.completed"
 FAILED: Final = "run.failed"
 CANCELLED: Final = "run.cancelled"
-OUTBOUND_TYPES: Final = frozenset({STARTED, PROGRESS, QUESTION, ARTIFACT, COMPLETED, FAILED, CANCELLED})
 TERMINAL_TYPES: Final = frozenset({COMPLETED, FAILED, CANCELLED})
 
 FailureCode = Literal["command_failed", "parse_error", "unsupported_version", "protocol_error", "internal_error"]
@@ -113,10 +112,6 @@ class RunEmitter:
     def listening(self) -> bool:
         """False when there is no sink: callers may skip building progress payloads."""
         return self._sink is not _no_sink
-
-    @property
-    def terminal_event(self) -> RunEvent | None:
-        return self._terminal
 
     @property
     def finished(self) -> bool:

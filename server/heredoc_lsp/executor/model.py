@@ -77,9 +77,6 @@ class InboxStep:
     command: InboxCommand
 
 
-Step = CommandStep | InboxStep
-
-
 @dataclass(frozen=True, slots=True)
 class StepResult:
     """The result of one step, in the seed's wording (``[OK] CREATE_FILE: Created 'src/a.py'``).

@@ -7,7 +7,7 @@
   character except ``\\n`` and ``\\t`` removed.
 - :class:`StreamCapture` keeps at most ``head_bytes + tail_bytes`` of a stream in memory whatever the command
   prints; the middle is counted, not kept.
-- :func:`truncate_middle` / :meth:`CapturedOutput.display` cut text to a character budget, keeping head and tail
+- :func:`truncate_parts` / :meth:`CapturedOutput.display` cut text to a character budget, keeping head and tail
   around a marker that says how much was cut, never splitting a character (nor a combining sequence or an emoji
   sequence at the cut).
 """
@@ -41,13 +41,6 @@ _ESCAPES = re.compile(
 )
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _ESCAPE_START = re.compile(r"[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
-
-
-def strip_controls(text: str) -> str:
-    """Remove escape sequences and control characters (except newline and tab) from complete text."""
-    if _ESCAPE_START.search(text):
-        text = _ESCAPES.sub("", text)
-    return _CONTROLS.sub("", text)
 
 
 class EscapeStripper:
@@ -291,11 +284,6 @@ def _cut_forward(text: str, i: int) -> int:
     while j < len(text) and j - i < 32 and not cluster_boundary(text, j):
         j += 1
     return j if cluster_boundary(text, j) else i
-
-
-def truncate_middle(text: str, budget: int = DEFAULT_DISPLAY_CHARS) -> str:
-    """``text`` when it fits in ``budget`` characters, else head + marker + tail (see :func:`truncate_parts`)."""
-    return truncate_parts(text, "", 0, budget)
 
 
 def truncate_parts(head: str, tail: str, omitted_bytes: int, budget: int = DEFAULT_DISPLAY_CHARS) -> str:
