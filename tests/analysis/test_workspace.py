@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from heredoc_lsp.analysis.core import analyze
-from heredoc_lsp.analysis.workspace import MAX_EDIT_BYTES, count_lines_bytes, count_lines_fd, count_lines_text
+from heredoc_lsp.analysis.workspace import MAX_EDIT_BYTES, count_lines_fd, count_lines_text
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.diagnostics import Severity, Span
 
@@ -179,7 +179,6 @@ def test_no_workspace_no_file_system_checks(ws: Path) -> None:
     [(b"", 0), (b"a", 1), (b"a\n", 1), (b"a\r\nb", 2), (b"a\rb\r", 2), (b"\n\n", 2), (b"a\n\nb\n", 3)],
 )
 def test_line_counts_follow_the_lsp_line_model(data: bytes, lines: int) -> None:
-    assert count_lines_bytes(data) == lines
     assert count_lines_text(data.decode()) == lines
 
 
@@ -199,7 +198,7 @@ def test_counting_a_file_in_chunks_matches_counting_it_whole(parts: list[bytes],
         os.write(w, data)
         os.close(w)
         w = -1
-        assert count_lines_fd(r, chunk) == count_lines_bytes(data)  # a CRLF split between chunks counts once
+        assert count_lines_fd(r, chunk) == count_lines_text(data.decode())  # a CRLF split between chunks counts once
     finally:
         os.close(r)
         if w >= 0:

@@ -48,16 +48,8 @@ COUNT_CHUNK = 1 << 20
 _WRITES = ("CREATE_FILE", "EDIT_FILE", "DELETE_FILE")
 
 
-def count_lines_bytes(data: bytes) -> int:
-    """Lines in the docs/formats.md model: a terminator at the very end does not start another line."""
-    if not data:
-        return 0
-    n = data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
-    return n if data.endswith((b"\n", b"\r")) else n + 1
-
-
 def count_lines_fd(fd: int, chunk_size: int = COUNT_CHUNK) -> int:
-    """:func:`count_lines_bytes` of what is left to read on ``fd``, read in chunks (a CRLF split between two
+    """:func:`count_lines_text` of what is left to read on ``fd``, read in chunks (a CRLF split between two
     chunks counts once); memory stays at one chunk whatever the size."""
     n = 0
     previous_cr = False
@@ -82,6 +74,7 @@ def too_large_message(shown: str, size: int, limit: int = MAX_EDIT_BYTES) -> str
 
 
 def count_lines_text(text: str) -> int:
+    """Lines in the docs/formats.md model: a terminator at the very end does not start another line."""
     if not text:
         return 0
     crlf = text.count("\r\n")
