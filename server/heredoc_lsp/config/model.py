@@ -69,26 +69,12 @@ SAFETY_KEYS: tuple[str, ...] = (
     "executor.timeout_s",
     "script.runner",
 )
-# Every key a config file can set, as dotted TOML keys ("commands" and "lint" are whole tables).
-SETTING_KEYS: tuple[str, ...] = (
-    "compat",
-    "cli.output",
-    "script.runner",
-    "executor.timeout_s",
-    "executor.sandbox",
-    "executor.allow_network",
-    "executor.max_output_chars",
-    "executor.confirm",
-    "executor.env",
-    "commands",
-    "lint",
-)
 
 
 @record
 class WrittenKey:
-    """A key a config file sets (one of :data:`SETTING_KEYS`), where it is written: 1-based line and columns of
-    the key's name (0 when unknown, e.g. for editor settings)."""
+    """A key a config file sets, where it is written: 1-based line and columns of the key's name (0 when unknown,
+    e.g. for editor settings)."""
 
     key: str
     line: int

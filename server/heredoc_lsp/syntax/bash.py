@@ -44,7 +44,6 @@ class BashCommand:
     lines: tuple[str, ...]
     heredocs: tuple[ShellHeredoc, ...]
     diagnostics: tuple[Diagnostic, ...]
-    syntax_error: str | None
     gave_up: bool
 
     def body(self, heredoc: ShellHeredoc) -> list[str]:
@@ -114,7 +113,7 @@ def parse_bash(text: str, schemas: Mapping[str, CommandSchema] | None = None) ->
             )
         )
     out.sort(key=lambda d: (d.span.start_line, d.span.start_col))
-    return BashCommand(text, lines, found.heredocs, tuple(out), found.error, found.gave_up)
+    return BashCommand(text, lines, found.heredocs, tuple(out), found.gave_up)
 
 
 def near_miss(lines: tuple[str, ...], h: ShellHeredoc) -> tuple[int, str] | None:

@@ -34,7 +34,6 @@ from heredoc_lsp.syntax.toml_load import loads as toml_loads
 PROTECTED_CODE = "protected_path"
 PYPROJECT = "pyproject.toml"
 CONFIG_FILE = "heredoc-lsp.toml"
-TABLE = ("tool", "heredoc-lsp")
 
 # Folders of the agent's own state, protected at the workspace root.
 AGENT_STATE_DIRS = ("inbox", "outbox", "sessions", ".heredoc-lsp")
