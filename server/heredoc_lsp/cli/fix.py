@@ -243,7 +243,7 @@ def fix_document(
 
 
 def _context(analysis: Analysis, text: str, workspace: Path | None, new_id: Callable[[], str]) -> FixContext:
-    return FixContext(Source(analysis.lines, analysis.newline, _ends_with_newline(text)), workspace, new_id)
+    return FixContext(Source(analysis.lines, analysis.newline, text.endswith(("\n", "\r"))), workspace, new_id)
 
 
 def _rounds(
@@ -316,10 +316,6 @@ def _first_fix(analysis: Analysis, d: Diagnostic, ctx: FixContext) -> Fix | None
     preferred = [f for f in fixes if f.preferred]
     chosen = preferred or fixes
     return chosen[0] if chosen else None
-
-
-def _ends_with_newline(text: str) -> bool:
-    return text.endswith(("\n", "\r"))
 
 
 def write_atomic(path: Path, data: bytes, *, create: bool = False) -> None:

@@ -146,7 +146,7 @@ def _command_names(typed: str, replace: Span, schemas: Mapping[str, CommandSchem
     for name, schema in sorted(schemas.items()):
         if not name.startswith(typed):
             continue
-        doc = "\n".join(f"- {x}" for x in _schema_summary(schema))
+        doc = "\n".join(f"- {x}" for x in schema_lines(schema))
         out.append(
             Candidate(
                 name,
@@ -173,10 +173,6 @@ def _command_names(typed: str, replace: Span, schemas: Mapping[str, CommandSchem
                 )
             )
     return out
-
-
-def _schema_summary(schema: CommandSchema) -> list[str]:
-    return schema_lines(schema)
 
 
 def _skeleton(name: str, schema: CommandSchema, *, snippet: bool) -> str:
