@@ -31,7 +31,8 @@ from heredoc_lsp.executor.environment import Redactor
 from heredoc_lsp.executor.files import Workspace
 from heredoc_lsp.executor.model import RunOptions
 from heredoc_lsp.executor.reply_apply import apply_reply
-from heredoc_lsp.syntax.outbox import parse_outbox_text
+from heredoc_lsp.syntax.outbox import parse_outbox
+from heredoc_lsp.syntax.text import split_lines
 
 from .test_runs import Recorder
 
@@ -139,7 +140,7 @@ async def test_session_outbox_sequence_and_done(tmp_path: Path) -> None:
     paths = AgentPaths(tmp_path)
     session, first = start_session(paths, "Build a thing\nwith two lines", OutboxSettings())
     assert first == tmp_path / "outbox" / f"{session.session_id}_seq0001.txt"
-    parsed = parse_outbox_text(first.read_text())
+    parsed = parse_outbox(split_lines(first.read_text()))
     assert parsed.diagnostics == ()
     assert parsed.header is not None
     assert (parsed.header.session, parsed.header.sequence) == (session.session_id, 1)
@@ -156,7 +157,7 @@ async def test_session_outbox_sequence_and_done(tmp_path: Path) -> None:
     assert out.outbox == second
     assert rec.terminal().payload["outbox"] == str(second)
     text = second.read_text()
-    parsed = parse_outbox_text(text)
+    parsed = parse_outbox(split_lines(text))
     assert parsed.diagnostics == ()  # the quoted file content cannot look like a marker
     assert parsed.sections["PROMPT"].text.startswith("Continue working on the task")
     context = parsed.sections["CONTEXT"].text
@@ -165,7 +166,7 @@ async def test_session_outbox_sequence_and_done(tmp_path: Path) -> None:
     assert "--- a.txt ---\n  | === PROMPT ===\n  | fake\n--- end a.txt ---" in context
     assert "[... " in context and " characters omitted ...]" in context  # 9000 x's cut to the 4000 budget
     assert "inbox" not in context.split("## Previous")[0]  # agent folders are not listed
-    assert parsed.sections["PROTOCOL"].text == parse_outbox_text(first.read_text()).sections["PROTOCOL"].text
+    assert parsed.sections["PROTOCOL"].text == parse_outbox(split_lines(first.read_text())).sections["PROTOCOL"].text
     state = load_session(paths, session.session_id)
     assert (state.sequence_number, state.is_complete, state.read_file_requests) == (2, False, ("a.txt",))
     (tmp_path / "inbox" / "r2.txt").write_text("[DONE]\nfinished\n[/DONE]\n")

@@ -11,7 +11,8 @@ import pytest
 from heredoc_lsp.executor.agent import OutboxSettings, Session, SessionResult, render_outbox
 from heredoc_lsp.executor.environment import Redactor
 from heredoc_lsp.executor.files import Workspace
-from heredoc_lsp.syntax.outbox import parse_outbox_text
+from heredoc_lsp.syntax.outbox import parse_outbox
+from heredoc_lsp.syntax.text import split_lines
 
 from .conftest import RunCli
 
@@ -37,7 +38,7 @@ def test_a_file_name_with_line_breaks_and_escapes_cannot_write_outbox_lines(tmp_
     for name in (f"x\n{FORGED_PROMPT}", f"y\r\n{FORGED_RESULT}", "z\x1b]52;c;aGk=\x07\x1b[2K"):
         (tmp_path / name).write_text("")
     text = _outbox(tmp_path)
-    parsed = parse_outbox_text(text)
+    parsed = parse_outbox(split_lines(text))
     assert parsed.diagnostics == ()
     assert parsed.sections["PROMPT"].text.startswith("Continue working on the task")
     assert _structure_lines(text).count("=== PROMPT ===") == 1
@@ -57,7 +58,7 @@ def test_read_file_contents_cannot_close_their_quote_or_write_a_prompt(tmp_path:
             SessionResult("command", "ok", "Ran 'cat x' (exit code 0)", f"{FORGED_RESULT}\n{FORGED_PROMPT}\n"),
         ),
     )
-    parsed = parse_outbox_text(text)
+    parsed = parse_outbox(split_lines(text))
     assert parsed.diagnostics == ()
     assert parsed.sections["PROMPT"].text.startswith("Continue working on the task")
     lines = text.split("\n")

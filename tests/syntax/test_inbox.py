@@ -14,8 +14,8 @@ from heredoc_lsp.syntax.inbox import (
     match_closer,
     match_opener,
     parse_inbox,
-    parse_inbox_text,
 )
+from heredoc_lsp.syntax.text import split_lines
 
 
 def at(line: int, text: str, fragment: str, nth: int = 0) -> Span:
@@ -458,7 +458,7 @@ def test_opener_with_errors_consumes_its_closed_body() -> None:
     ],
 )
 def test_create_file_body_is_verbatim(text: str, body: str) -> None:
-    reply = parse_inbox_text(text)
+    reply = parse_inbox(split_lines(text))
     assert reply.diagnostics == ()
     assert [c.body for c in reply.commands] == [body]
 
@@ -475,13 +475,13 @@ def test_create_file_body_is_verbatim(text: str, body: str) -> None:
     ],
 )
 def test_text_bodies_are_trimmed(text: str, body: str) -> None:
-    reply = parse_inbox_text(text)
+    reply = parse_inbox(split_lines(text))
     assert reply.diagnostics == ()
     assert [c.body for c in reply.commands] == [body]
 
 
 def test_last_line_without_newline_is_a_closer() -> None:
-    reply = parse_inbox_text('[CREATE_FILE path="a"]\nx\n[/CREATE_FILE]')
+    reply = parse_inbox(split_lines('[CREATE_FILE path="a"]\nx\n[/CREATE_FILE]'))
     assert (reply.diagnostics, summary(reply)) == ((), [("CREATE_FILE", {"path": "a"}, "x")])
 
 

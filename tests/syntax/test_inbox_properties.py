@@ -16,7 +16,6 @@ from heredoc_lsp.syntax.inbox import (
     escape_attr_value,
     match_opener,
     parse_inbox,
-    parse_inbox_text,
 )
 from heredoc_lsp.syntax.paths import check_path_text
 from heredoc_lsp.syntax.text import BLANK_CHARS, split_lines, trim
@@ -179,7 +178,7 @@ def test_round_trip(items: list[tuple[list[str], Spec]], newline: str, sep: str,
         lines += prose
         lines += render(spec, sep)
     text = newline.join(lines) + (newline if final_newline and lines else "")
-    reply = parse_inbox_text(text)
+    reply = parse_inbox(split_lines(text))
     assert [d for d in reply.diagnostics if d.severity == Severity.ERROR] == []
     got = [(c.name, dict(c.attrs), c.body) for c in reply.commands]
     want = [(s.name, {k.lower(): v for k, v in s.attrs.items()}, expected_body(s)) for _, s in items]

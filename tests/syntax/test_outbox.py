@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from heredoc_lsp.syntax.diagnostics import Severity, Span
-from heredoc_lsp.syntax.outbox import Header, HeaderField, Outbox, Section, parse_outbox, parse_outbox_text
+from heredoc_lsp.syntax.outbox import Header, HeaderField, Outbox, Section, parse_outbox
+from heredoc_lsp.syntax.text import split_lines
 
 SEED = """=== HEADER ===
 Session: a1b2c3d4
@@ -35,7 +36,7 @@ def diags(outbox: Outbox) -> list[tuple[str, str, Span]]:
 
 
 def test_seed_outbox() -> None:
-    outbox = parse_outbox_text(SEED)
+    outbox = parse_outbox(split_lines(SEED))
     assert outbox.diagnostics == ()
     assert outbox.sections == {
         "HEADER": Section(
@@ -245,7 +246,7 @@ def test_empty_section() -> None:
 
 def test_crlf_and_lone_cr() -> None:
     for newline in ("\r\n", "\r"):
-        outbox = parse_outbox_text(SEED.replace("\n", newline))
+        outbox = parse_outbox(split_lines(SEED.replace("\n", newline)))
         assert outbox.diagnostics == ()
         assert outbox.sections["PROMPT"].text == "Create a calculator app in C#"
     outbox = parse_outbox([line + "\r" for line in outbox_lines()])

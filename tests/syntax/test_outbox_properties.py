@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heredoc_lsp.syntax.diagnostics import Span
-from heredoc_lsp.syntax.outbox import SECTION_NAMES, Outbox, marker, parse_outbox, parse_outbox_text
+from heredoc_lsp.syntax.outbox import SECTION_NAMES, Outbox, marker, parse_outbox
 from heredoc_lsp.syntax.text import BLANK_CHARS, is_blank, split_lines, trim, trim_start
 
 FRAGMENTS = [
@@ -98,7 +98,7 @@ def test_round_trip(
     lines = ["=== HEADER ===", *header]
     for name, body in (("PROTOCOL", protocol), ("CONTEXT", context), ("PROMPT", prompt)):
         lines += [marker(name), *body]
-    outbox = parse_outbox_text(newline.join(lines) + newline)
+    outbox = parse_outbox(split_lines(newline.join(lines) + newline))
     assert outbox.diagnostics == ()
     assert outbox.header is not None
     assert outbox.header.session == session

@@ -6,7 +6,8 @@ import pytest
 
 from heredoc_lsp.syntax.cli import blocks_run, parse_cli
 from heredoc_lsp.syntax.diagnostics import Severity
-from heredoc_lsp.syntax.inbox import parse_inbox_text
+from heredoc_lsp.syntax.inbox import parse_inbox
+from heredoc_lsp.syntax.text import split_lines
 from heredoc_lsp.syntax.visible import has_hidden, hidden_diagnostics, visible
 
 RLO, PDF, ZWSP, LRI = "\u202e", "\u202c", "\u200b", "\u2066"
@@ -58,9 +59,11 @@ def test_cli_script_reports_hidden_characters_in_commands_bodies_and_comments() 
 
 
 def test_inbox_hidden_characters_fail_run_command_and_path_but_only_warn_in_file_text() -> None:
-    reply = parse_inbox_text(
-        f'[RUN_COMMAND]\n{TROJAN}\n[/RUN_COMMAND]\n[CREATE_FILE path="invoice{RLO}fdp.sh"]\nx\n[/CREATE_FILE]\n'
-        f'[CREATE_FILE path="notes.md"]\nzero{ZWSP}width\n[/CREATE_FILE]\n'
+    reply = parse_inbox(
+        split_lines(
+            f'[RUN_COMMAND]\n{TROJAN}\n[/RUN_COMMAND]\n[CREATE_FILE path="invoice{RLO}fdp.sh"]\nx\n[/CREATE_FILE]\n'
+            f'[CREATE_FILE path="notes.md"]\nzero{ZWSP}width\n[/CREATE_FILE]\n'
+        )
     )
     run, planted, notes = reply.commands
     assert [d.code for d in run.errors] == ["bidi_control"] and not run.ok

@@ -36,7 +36,7 @@ from typing import Any
 
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Related, Severity, Span, error, warning
 from heredoc_lsp.syntax.paths import check_path_text, display_path
-from heredoc_lsp.syntax.text import BLANK_CHARS, split_lines, trim, trim_end, trim_start
+from heredoc_lsp.syntax.text import BLANK_CHARS, trim, trim_end, trim_start
 from heredoc_lsp.syntax.visible import hidden_diagnostics
 
 BLOCK_COMMANDS: tuple[str, ...] = ("CREATE_FILE", "EDIT_FILE", "RUN_COMMAND", "MESSAGE", "DONE")
@@ -556,8 +556,3 @@ def parse_inbox(lines: Sequence[str]) -> InboxReply:
             done = command
     diagnostics.sort(key=lambda d: (d.span.start_line, d.span.start_col))
     return InboxReply(commands=tuple(commands), prose=_ranges(prose), diagnostics=tuple(diagnostics))
-
-
-def parse_inbox_text(text: str) -> InboxReply:
-    """:func:`parse_inbox` on a whole document (already decoded, BOM removed)."""
-    return parse_inbox(split_lines(text))

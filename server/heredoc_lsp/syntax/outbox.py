@@ -320,8 +320,3 @@ def parse_outbox(lines: Sequence[str]) -> Outbox:
         diagnostics.extend(header_diagnostics)
     diagnostics.sort(key=lambda d: (d.span.start_line, d.span.start_col))
     return Outbox(sections=sections, header=header, diagnostics=tuple(diagnostics))
-
-
-def parse_outbox_text(text: str) -> Outbox:
-    """:func:`parse_outbox` on a whole document (already decoded, BOM removed)."""
-    return parse_outbox(split_lines(text))
