@@ -8,16 +8,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from heredoc_lsp.config.model import DEFAULT_RUNNER
 from heredoc_lsp.executor.output import DEFAULT_CAPTURE_BYTES, DEFAULT_DISPLAY_CHARS, CapturedOutput, truncate_parts
 from heredoc_lsp.executor.sandbox import ResourceLimits, SandboxMode
 
 if TYPE_CHECKING:
-    from heredoc_lsp.config.model import Config
+    from heredoc_lsp.config.model import Config, Confirm
     from heredoc_lsp.executor.files import FileContents
-    from heredoc_lsp.syntax.inbox import InboxCommand
 
-DEFAULT_RUNNER: tuple[str, ...] = ("/bin/sh", "-c", "{command}")
-Confirm = Literal["always", "never"]
 StepStatus = Literal["ok", "failed", "rejected", "timeout", "cancelled", "skipped"]
 RunStatus = Literal["completed", "failed", "cancelled"]
 #: Step statuses that make a run's exit code 1 even when it completed.
@@ -68,13 +66,6 @@ class CommandStep:
     command: str
     stdin: str = ""
     line: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class InboxStep:
-    """One command of an inbox reply."""
-
-    command: InboxCommand
 
 
 @dataclass(frozen=True, slots=True)
