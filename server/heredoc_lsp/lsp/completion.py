@@ -8,17 +8,12 @@ others get the same text without placeholders. Documentation is Markdown where t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
 from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import from_client, span_to_range
 from heredoc_lsp.navigation.complete import TRIGGER_CHARACTERS, candidates
-
-if TYPE_CHECKING:
-    pass
 
 
 class CompletionFeature(Feature):

@@ -7,8 +7,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
 from heredoc_lsp.lsp.feature import Feature
@@ -16,9 +14,6 @@ from heredoc_lsp.lsp.handlers import guarded
 from heredoc_lsp.lsp.positions import span_to_range
 from heredoc_lsp.navigation.layout_edits import trailing_blank_deletions
 from heredoc_lsp.syntax.diagnostics import Span
-
-if TYPE_CHECKING:
-    pass
 
 
 class FormattingFeature(Feature):

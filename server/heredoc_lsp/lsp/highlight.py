@@ -7,8 +7,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
 from heredoc_lsp.lsp.feature import Feature
@@ -17,9 +15,6 @@ from heredoc_lsp.lsp.positions import from_client, span_to_range
 from heredoc_lsp.navigation.locate import DelimiterTarget, MarkerTarget, TagTarget, target_at
 from heredoc_lsp.navigation.markers import occurrences
 from heredoc_lsp.syntax.diagnostics import Span
-
-if TYPE_CHECKING:
-    pass
 
 _K = types.DocumentHighlightKind
 
