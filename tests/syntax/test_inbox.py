@@ -157,7 +157,6 @@ def test_every_command_kind() -> None:
     assert [a.name for a in edit.attr_list] == ["path", "start_line", "end_line"]
     assert edit.attr_list[1] == InboxAttr(
         name="start_line",
-        raw_name="start_line",
         value="2",
         span=at(6, SAMPLE[6], 'start_line="2"'),
         name_span=at(6, SAMPLE[6], "start_line"),

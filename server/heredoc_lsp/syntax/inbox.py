@@ -64,7 +64,6 @@ class InboxAttr:
     """One ``name="value"`` of an opener. ``value_span`` covers the raw text between the quotes."""
 
     name: str  # lower-cased
-    raw_name: str  # as written
     value: str  # unescaped
     span: Span  # name="value", quotes included
     name_span: Span
@@ -276,7 +275,6 @@ def _parse_tag(line: str, lineno: int, col: int, name: str) -> _Tag:
         value, close = scanned
         attr = InboxAttr(
             name=raw_name.lower(),
-            raw_name=raw_name,
             value=value,
             span=Span.at(lineno, p, close + 1),
             name_span=Span.at(lineno, p, q),
