@@ -108,9 +108,8 @@ PARAMS_CONFIG = (
     '[commands.t]\nparams = ["TITLE", "DESCRIPTION", "MESSAGE", "BODY"]\nrequired = ["TITLE"]\n'
     'terminator = "PARAMS_END"\n'
 )
-# What an example needs around it to show its code: a config (heredoc-lsp.toml), files of the workspace.
+# What an example needs around it to show its code: a config (heredoc-lsp.toml).
 RULE_CONFIG = {"compat_arca_cli": 'compat = "arca-cli"\n'}
-RULE_FILES: dict[str, dict[str, bytes]] = {"file_not_found": {}}
 DESCRIBED = {"invalid_encoding": b"echo \xff\xfe\n"}  # examples that describe bytes a page cannot show
 
 

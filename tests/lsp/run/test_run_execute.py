@@ -15,7 +15,6 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 ASK_RUN = "Run"
 ASK_ALWAYS = "Run and don't ask again for this file"
 ASK_CANCEL = "Cancel"
-NO_VERSION = "the run request names no document version; run it from a current lens"
 OK_TITLE = re.compile(r"✓ exit 0 · \d+(\.\d+)? s")
 
 
