@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from heredoc_lsp.config.effective import (
     IGNORED_SETTING,
-    NO_OVERRIDES,
     EffectiveConfig,
     IgnoredSetting,
     Overrides,
@@ -40,23 +39,19 @@ from heredoc_lsp.config.load import (
 from heredoc_lsp.config.model import (
     CONFIG_FILE_NAME,
     DEFAULT_CONFIG,
-    DEFAULT_RUNNER,
     PYPROJECT_FILE_NAME,
     SAFETY_KEYS,
     Config,
     ConfigError,
     ConfigProblem,
     ExecutorSettings,
-    WrittenKey,
 )
 from heredoc_lsp.config.settings import SETTINGS_SECTION, apply_lsp_settings
 
 __all__ = [
     "CONFIG_FILE_NAME",
     "DEFAULT_CONFIG",
-    "DEFAULT_RUNNER",
     "IGNORED_SETTING",
-    "NO_OVERRIDES",
     "PYPROJECT_FILE_NAME",
     "SAFETY_KEYS",
     "SETTINGS_SECTION",
@@ -68,7 +63,6 @@ __all__ = [
     "ExecutorSettings",
     "IgnoredSetting",
     "Overrides",
-    "WrittenKey",
     "apply_lsp_settings",
     "config_for_file",
     "config_in_dir",
