@@ -207,11 +207,7 @@ def script_target(commands: Sequence[RunTarget], errors: Sequence[Diagnostic]) -
         script_problem = _not_runnable(errors, "The script")
     elif not runnable:
         script_problem = "The script has no commands"
-    return _whole_document("script", tuple(map(_key_of, commands)), runnable, script_problem)
-
-
-def _key_of(target: RunTarget) -> TargetKey:
-    return target.key
+    return _whole_document("script", tuple(c.key for c in commands), runnable, script_problem)
 
 
 def cli_targets(tree: object, diagnostics: Sequence[Diagnostic]) -> list[RunTarget]:

@@ -105,13 +105,9 @@ class Outbox:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def _marker_lines(lines: Sequence[str]) -> list[int]:
-    return [i for i, ln in enumerate(lines) if ln in _MARKERS]
-
-
 def _find_sections(lines: Sequence[str]) -> list[tuple[str, int]]:
     """(name, marker line) of each section found, in order."""
-    exact = _marker_lines(lines)
+    exact = [i for i, ln in enumerate(lines) if ln in _MARKERS]
     found: list[tuple[str, int]] = []
     if lines and lines[0] == marker("HEADER"):
         found.append(("HEADER", 0))

@@ -199,7 +199,7 @@ def parse_params(
     if terminator:
         diagnostics.extend(_terminator_collisions(lines, terminator, schema, pos))
     if diagnostics:
-        diagnostics.sort(key=_diagnostic_order)
+        diagnostics.sort(key=lambda d: (d.span.start_line, d.span.start_col))
     has_error = any(d.severity == Severity.ERROR for d in diagnostics)
     return ParamsBody(
         mode=body.mode,
@@ -213,10 +213,6 @@ def parse_params(
         start_line=line_offset,
         end_line=line_offset + len(lines),
     )
-
-
-def _diagnostic_order(d: Diagnostic) -> tuple[int, int]:
-    return (d.span.start_line, d.span.start_col)
 
 
 def _terminator_collisions(
