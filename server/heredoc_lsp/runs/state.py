@@ -103,7 +103,7 @@ class RunState:
         if not stored:
             return False
         alive = {t.key for t in targets}
-        gone = [k for k in stored if k not in alive and not self._running_key(uri, k)]
+        gone = [k for k in stored if k not in alive and self.running(uri, k) is None]
         for k in gone:
             del stored[k]
         if gone:
@@ -130,9 +130,6 @@ class RunState:
             if document_key(run.uri) == doc and key in run.keys:
                 return run
         return None
-
-    def _running_key(self, uri: str, key: TargetKey) -> bool:
-        return self.running(uri, key) is not None
 
     def runs_of(self, uri: str) -> list[ActiveRun]:
         doc = document_key(uri)
