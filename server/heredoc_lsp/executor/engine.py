@@ -180,7 +180,7 @@ class RunContext:
                 f"heredoc-lsp: the command created {names}, which would run code outside the sandbox later (Git "
                 f"hooks and config, direnv, editor settings): removed, and the command failed\n{output}"
             )
-        result = StepResult(
+        return StepResult(
             index=index,
             kind=kind,
             status=status,
@@ -192,7 +192,6 @@ class RunContext:
             duration_s=done.duration_s,
             output_truncated=truncated,
         )
-        return result
 
     def record(self, result: StepResult) -> StepResult:
         """Keep ``result`` and tell the consumers (a status progress event carrying the result)."""
