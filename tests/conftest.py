@@ -34,6 +34,14 @@ def private_config_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     return home
 
 
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """An empty workspace directory (the cwd of command-line runs), for the executor and security tests."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
+
+
 @pytest.fixture(scope="session")
 def commands_toml() -> str:
     """``[commands]`` tables of heredoc-lsp.toml, one structured command of each mode (multi with a fixed list of

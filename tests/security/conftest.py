@@ -1,4 +1,5 @@
-"""Shared fixtures for the hostile-reply suite: a workspace, a private user config home, the real command line."""
+"""Shared fixtures for the hostile-reply suite: a private user config home, the real command line (the workspace
+fixture is in tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,6 @@ import pytest
 
 RunCli = Callable[..., subprocess.CompletedProcess[str]]
 StartCli = Callable[..., "subprocess.Popen[str]"]
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """An empty workspace directory (the cwd of every command-line run)."""
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    return ws
 
 
 @pytest.fixture
