@@ -19,7 +19,7 @@ from heredoc_lsp.syntax.inbox import (
 )
 from heredoc_lsp.syntax.paths import check_path_text
 from heredoc_lsp.syntax.text import BLANK_CHARS, split_lines, trim
-from heredoc_lsp.syntax.visible import has_hidden
+from heredoc_lsp.syntax.visible import hidden_diagnostics
 
 FRAGMENTS = [
     *(f"[{name}" for name in COMMANDS),
@@ -98,7 +98,7 @@ def test_never_raises_and_spans_are_inside(text: str) -> None:
 
 # Without bidirectional controls and invisible characters (errors of their own: tests/syntax/test_visible.py).
 line_text = st.text(st.characters(codec="utf-8", exclude_characters="\r\n"), max_size=12).filter(
-    lambda s: not has_hidden(s)
+    lambda s: not hidden_diagnostics(0, s, "")
 )
 value_text = st.text(
     st.one_of(
@@ -106,7 +106,7 @@ value_text = st.text(
         st.characters(codec="utf-8", exclude_characters="\r\n"),
     ),
     max_size=10,
-).filter(lambda s: not has_hidden(s))
+).filter(lambda s: not hidden_diagnostics(0, s, ""))
 path_text = (
     st.lists(st.text(st.sampled_from(list('ab é😀"]\\[')), min_size=1, max_size=4), min_size=1, max_size=3)
     .map("/".join)

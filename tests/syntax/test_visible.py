@@ -8,7 +8,7 @@ from heredoc_lsp.syntax.cli import blocks_run, parse_cli
 from heredoc_lsp.syntax.diagnostics import Severity
 from heredoc_lsp.syntax.inbox import parse_inbox
 from heredoc_lsp.syntax.text import split_lines
-from heredoc_lsp.syntax.visible import has_hidden, hidden_diagnostics, visible
+from heredoc_lsp.syntax.visible import hidden_diagnostics, visible
 
 RLO, PDF, ZWSP, LRI = "\u202e", "\u202c", "\u200b", "\u2066"
 TROJAN = f"ls {RLO}; rm -rf ./victim #{PDF}"
@@ -48,7 +48,7 @@ def test_hidden_diagnostics_show_the_characters_and_span_them() -> None:
     both = hidden_diagnostics(0, f"{LRI}x{ZWSP}", "a path")
     assert sorted(d.code for d in both) == ["bidi_control", "invisible_character"]
     assert hidden_diagnostics(0, "na\u00efve \u00e9t\u00e9", "x") == []
-    assert has_hidden(TROJAN) and not has_hidden("caf\u00e9")
+    assert hidden_diagnostics(0, TROJAN, "x") and hidden_diagnostics(0, "caf\u00e9", "x") == []
 
 
 def test_cli_script_reports_hidden_characters_in_commands_bodies_and_comments() -> None:

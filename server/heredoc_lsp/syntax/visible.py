@@ -56,11 +56,6 @@ def visible(text: str, *, one_line: bool = False) -> str:
     return pattern.sub(lambda m: shown(m.group()), text)
 
 
-def has_hidden(text: str) -> bool:
-    """True when ``text`` holds a bidirectional control or an invisible character."""
-    return not text.isascii() and _HIDDEN.search(text) is not None
-
-
 def hidden_diagnostics(line_no: int, line: str, where: str, severity: Severity = Severity.ERROR) -> list[Diagnostic]:
     """One diagnostic per kind (bidi control, invisible character) found on ``line``, spanning its first to its last
     occurrence; ``where`` names what the line is (``a command line``, ``a heredoc body``, ``a path``...). The message
