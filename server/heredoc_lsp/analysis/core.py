@@ -74,7 +74,6 @@ def analyze(
     language: Language,
     config: Config = DEFAULT_CONFIG,
     *,
-    path: Path | None = None,
     workspace: Path | None = None,
     command: str | None = None,
     had_bom: bool = False,
@@ -85,9 +84,8 @@ def analyze(
     ``workspace``: the root that inbox paths are relative to; when given, the file-system checks run (the only I/O
     here). ``command``: for a stand-alone structured body, the command whose schema applies. ``extra_diagnostics``
     (e.g. ``invalid_encoding`` from :func:`heredoc_lsp.analysis.decode.decode_document`) join the parser's and can
-    be suppressed like them. ``path`` is informational.
+    be suppressed like them.
     """
-    del path  # reserved: the document's location does not change how it parses
     if language is Language.BASH:
         # bash's lines end at "\n" only: the text is read whole, not split by the text model.
         from heredoc_lsp.syntax.bash import parse_bash  # deferred: check start-up
@@ -242,7 +240,6 @@ def analyze_bytes(
     language: Language,
     config: Config = DEFAULT_CONFIG,
     *,
-    path: Path | None = None,
     workspace: Path | None = None,
     command: str | None = None,
 ) -> Analysis:
@@ -259,7 +256,6 @@ def analyze_bytes(
         decoded.text,
         language,
         config,
-        path=path,
         workspace=workspace,
         command=command,
         had_bom=decoded.had_bom,

@@ -717,9 +717,7 @@ def _check(args: argparse.Namespace) -> int:
             run_state.note(f"checking {source.display} ({source.language.value}{where})")
         ws = workspace_for(source, config, workspace)
         selected = selection.for_file(config, source.location)
-        analysis = analyze_bytes(
-            data, source.language, config, path=source.location, workspace=ws, command=args.command
-        )
+        analysis = analyze_bytes(data, source.language, config, workspace=ws, command=args.command)
         fixed_buffer = data
         if (args.fix or args.diff) and analysis.diagnostics:
             analysis, fixed_buffer = _fix(run_state, source, data, analysis, config, ws, selected, args, counts, report)

@@ -97,7 +97,6 @@ def _parse(args: argparse.Namespace) -> int:
         data,
         source.language,
         config,
-        path=source.path,
         workspace=workspace_for(source, config, workspace),
         command=args.command,
     )

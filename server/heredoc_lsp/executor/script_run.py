@@ -78,7 +78,7 @@ def script_steps(
     warning (docs/formats.md). Returns steps, total and the diagnostics that do not block the run (warnings, hints)."""
 
     source, extra = read_document(path, text)
-    analysis = analyze(source, Language.CLI, config, path=path, extra_diagnostics=extra)
+    analysis = analyze(source, Language.CLI, config, extra_diagnostics=extra)
     # Suppressed diagnostics are not in analysis.diagnostics: a suppressed possible_heredoc does not block.
     blocking = [d for d in analysis.diagnostics if blocks_run(d)]
     if blocking:
