@@ -22,7 +22,7 @@ def hover(language: Language, text: str, point: tuple[int, int], workspace: Path
     parsed = tree(lines, SCHEMAS) if language is Language.CLI else tree(lines)  # type: ignore[operator]
     target = target_at(language, lines, parsed, point)
     assert target is not None
-    return describe(target, lines, SCHEMAS, workspace)
+    return describe(target, workspace)
 
 
 def test_heredoc_opener_says_what_stdin_gets() -> None:

@@ -24,7 +24,7 @@ def flat(symbols: list[Symbol]) -> list[tuple[str, str, Span, Span, str | None]]
 
 def test_cli_outline_in_code_points_across_line_ends() -> None:
     lines = split_lines(CLI)
-    assert flat(outline(Language.CLI, lines, parse_cli(lines, SCHEMAS), SCHEMAS)) == [
+    assert flat(outline(Language.CLI, lines, parse_cli(lines, SCHEMAS))) == [
         ("é😀 run", "Function", Span(0, 0, 2, 3), Span(0, 0, 0, 6), None),
         ("heredoc", "String", Span(0, 7, 2, 3), Span(0, 9, 0, 12), "EOF"),
         ("tool task", "Function", Span(5, 0, 8, 3), Span(5, 0, 5, 9), None),
@@ -38,15 +38,15 @@ def test_cli_outline_in_code_points_across_line_ends() -> None:
 
 def test_children_sit_inside_their_parent() -> None:
     lines = split_lines(CLI)
-    for parent in walk(outline(Language.CLI, lines, parse_cli(lines, SCHEMAS), SCHEMAS)):
+    for parent in walk(outline(Language.CLI, lines, parse_cli(lines, SCHEMAS))):
         for child in parent.children:
             assert (parent.span.start_line, parent.span.start_col) <= (child.span.start_line, child.span.start_col)
             assert (child.span.end_line, child.span.end_col) <= (parent.span.end_line, parent.span.end_col)
 
 
 def test_empty_documents_have_no_symbols() -> None:
-    assert outline(Language.CLI, [], parse_cli([]), {}) == []
-    assert outline(Language.INBOX, [], parse_inbox([]), {}) == []
+    assert outline(Language.CLI, [], parse_cli([])) == []
+    assert outline(Language.INBOX, [], parse_inbox([])) == []
 
 
 def test_inbox_outline() -> None:
@@ -54,7 +54,7 @@ def test_inbox_outline() -> None:
         'prose é😀\n[CREATE_FILE path="src/é.py"]  \nx 😀\n[/CREATE_FILE]\n[DELETE_FILE path="../b" /]\n[MESSAGE]\nhi\n'
     )
     lines = split_lines(text)
-    assert flat(outline(Language.INBOX, lines, parse_inbox(lines), {})) == [
+    assert flat(outline(Language.INBOX, lines, parse_inbox(lines))) == [
         ("CREATE_FILE", "File", Span(1, 0, 3, 14), Span(1, 0, 1, 29), "src/é.py"),
         ("DELETE_FILE", "File", Span(4, 0, 4, 27), Span(4, 0, 4, 27), "../b"),
         ("MESSAGE", "String", Span(5, 0, 6, 2), Span(5, 0, 5, 9), "hi"),
@@ -63,7 +63,7 @@ def test_inbox_outline() -> None:
 
 def test_outbox_outline() -> None:
     lines = split_lines("=== HEADER ===\nSession: 1234abcd\n\n=== PROMPT ===\ngo é😀\n")
-    assert flat(outline(Language.OUTBOX, lines, parse_outbox(lines), {})) == [
+    assert flat(outline(Language.OUTBOX, lines, parse_outbox(lines))) == [
         ("HEADER", "Module", Span(0, 0, 2, 0), Span(0, 0, 0, 14), "1 line"),
         ("Session", "Property", Span(1, 0, 1, 17), Span(1, 0, 1, 7), "1234abcd"),
         ("PROMPT", "Module", Span(3, 0, 4, 5), Span(3, 0, 3, 14), "1 line"),

@@ -170,7 +170,7 @@ def check_everywhere(language: Language, lines: list[str], tree: Any, schemas: d
         for col in {0, len(text) // 2, len(text)}:
             target = target_at(language, lines, tree, (line, col))
             if target is not None:
-                describe(target, lines, schemas, None)
+                describe(target, None)
                 span = getattr(target, "span", None)
                 if isinstance(span, Span):
                     assert inside(span, lines)
@@ -185,7 +185,7 @@ def test_cli_navigation_stays_in_the_document(doc_lines: list[str], configured: 
     lines = split_lines("\n".join(doc_lines))
     schemas = SCHEMAS if configured else {}
     script = parse_cli(lines, schemas)
-    check_symbols(outline(Language.CLI, lines, script, schemas), lines)
+    check_symbols(outline(Language.CLI, lines, script), lines)
     check_folds(folds(Language.CLI, lines, script), lines)
     data = tokens(Language.CLI, lines, script, schemas)
     check_tokens(data, lines)
@@ -220,7 +220,7 @@ def test_fast_rows_agree_with_parser_items(doc_lines: list[str], configured: boo
 def test_inbox_navigation_stays_in_the_document(doc_lines: list[str]) -> None:
     lines = split_lines("\n".join(doc_lines))
     reply = parse_inbox(lines)
-    check_symbols(outline(Language.INBOX, lines, reply, {}), lines)
+    check_symbols(outline(Language.INBOX, lines, reply), lines)
     check_folds(folds(Language.INBOX, lines, reply), lines)
     check_tokens(tokens(Language.INBOX, lines, reply), lines)
     check_everywhere(Language.INBOX, lines, reply, {})
@@ -231,7 +231,7 @@ def test_inbox_navigation_stays_in_the_document(doc_lines: list[str]) -> None:
 def test_outbox_navigation_stays_in_the_document(doc_lines: list[str]) -> None:
     lines = split_lines("\n".join(doc_lines))
     box = parse_outbox(lines)
-    check_symbols(outline(Language.OUTBOX, lines, box, {}), lines)
+    check_symbols(outline(Language.OUTBOX, lines, box), lines)
     check_folds(folds(Language.OUTBOX, lines, box), lines)
     check_tokens(tokens(Language.OUTBOX, lines, box), lines)
     check_everywhere(Language.OUTBOX, lines, box, {})

@@ -36,7 +36,7 @@ def navigation_hover(server: Server, snap: Snapshot, position: types.Position) -
     target = target_at(snap.language, snap.lines, snap.tree, point)
     if target is None:
         return None
-    text = describe(target, snap.lines, snap.config.commands, snap.analysis.workspace, snap.config.source)
+    text = describe(target, snap.analysis.workspace, snap.config.source)
     if text is None:
         return None
     span = getattr(target, "span", None)

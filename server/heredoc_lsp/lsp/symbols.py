@@ -123,7 +123,7 @@ class SymbolsFeature(Feature):
                 result = await cli_tree(snap)
                 answers.keep(snap, result, tree_wanted)
                 return result
-            symbols = outline(snap.language, snap.lines, snap.tree, snap.config.commands)
+            symbols = outline(snap.language, snap.lines, snap.tree)
             WORK["symbols"] += len(symbols)
             codec = server.position_codec
             if tree_wanted:

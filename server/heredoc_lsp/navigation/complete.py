@@ -90,7 +90,7 @@ def candidates(
     if language is Language.OUTBOX and isinstance(tree, Outbox):
         return _outbox(tree, line, col, prefix)
     if isinstance(tree, ParamsBody):
-        return _delimiters(tree, None, line, col, text, None)
+        return _delimiters(tree, None, line, col, text)
     return []
 
 
@@ -113,7 +113,7 @@ def _cli(
             if body is None and schema is not None and schema.mode != "text":
                 body = parse_params(lines[h.body_start : h.body_end], schema, line_offset=h.body_start)
             if body is not None or (schema is not None and schema.mode == "multi"):
-                out.extend(_delimiters(body, schema, line, col, lines[line], item))
+                out.extend(_delimiters(body, schema, line, col, lines[line]))
             if h.terminator_line is None and h.marker:
                 out.extend(_close_marker(item, line, col, prefix))
             return out
@@ -198,7 +198,6 @@ def _delimiters(
     line: int,
     col: int,
     text: str,
-    command: Command | None,
 ) -> list[Candidate]:
     """Delimiters of allowed parameters not used yet, when the cursor is at a line start that could be one."""
     typed = text[:col]

@@ -83,18 +83,12 @@ def _count(n: int, what: str = "line") -> str:
     return f"1 {what}" if n == 1 else f"{n} {what}s"
 
 
-def describe(
-    target: Target,
-    lines: Sequence[str],
-    schemas: Mapping[str, CommandSchema],
-    workspace: Path | None,
-    config_source: Path | None = None,
-) -> str | None:
+def describe(target: Target, workspace: Path | None, config_source: Path | None = None) -> str | None:
     """The hover Markdown for ``target`` (None when there is nothing worth saying)."""
     if isinstance(target, MarkerTarget):
         return heredoc_text(target.command, target.heredoc, target.role)
     if isinstance(target, DelimiterTarget):
-        return delimiter_text_md(target, lines)
+        return delimiter_text_md(target)
     if isinstance(target, CommandTarget):
         schema = target.command.schema
         return schema_text(schema, config_source) if schema is not None else None
@@ -211,7 +205,7 @@ def _value_size(param_value: str, count: int) -> str:
     return f"{_count(count)}, {_count(len(param_value), 'character')}"
 
 
-def delimiter_text_md(target: DelimiterTarget, lines: Sequence[str]) -> str:
+def delimiter_text_md(target: DelimiterTarget) -> str:
     p = target.param
     body: ParamsBody = target.body
     command = target.command

@@ -12,7 +12,7 @@ follow each other in document order without overlapping. Kinds are the names of 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,12 +64,12 @@ def _to_line_end(lines: Sequence[str], line: int, col: int, end_line: int) -> Sp
     return Span(line, col, end_line, len(lines[end_line]))
 
 
-def outline(language: Language, lines: Sequence[str], tree: Any, schemas: Mapping[str, CommandSchema]) -> list[Symbol]:
+def outline(language: Language, lines: Sequence[str], tree: Any) -> list[Symbol]:
     """The outline of an analysed document (``tree`` as the parsers return it)."""
     if not lines:
         return []
     if language is Language.CLI and isinstance(tree, CliScript):
-        return _cli(lines, tree, schemas)
+        return cli_outline(lines, tree)
     if language is Language.INBOX and isinstance(tree, InboxReply):
         return [_inbox_command(lines, c) for c in tree.commands]
     if language is Language.OUTBOX and isinstance(tree, Outbox):
@@ -80,10 +80,6 @@ def outline(language: Language, lines: Sequence[str], tree: Any, schemas: Mappin
 
 
 # -- .cli -------------------------------------------------------------------------------------------------------
-
-
-def _cli(lines: Sequence[str], script: CliScript, schemas: Mapping[str, CommandSchema]) -> list[Symbol]:
-    return cli_outline(lines, script)
 
 
 def cli_outline(
@@ -135,19 +131,19 @@ def _heredoc_command(lines: Sequence[str], view: HeredocView) -> Symbol:
 # -- structured bodies -----------------------------------------------------------------------------------------
 
 
-def _value_size(lines: Sequence[str], p: Param) -> str:
+def _value_size(p: Param) -> str:
     count = p.value_end - p.value_start
     if count <= 0:
         return "empty"
     return "1 line" if count == 1 else f"{count} lines"
 
 
-def _param_detail(lines: Sequence[str], p: Param, schema: CommandSchema | None) -> str:
+def _param_detail(p: Param, schema: CommandSchema | None) -> str:
     if p.kind == "unknown":
         return "unknown parameter"
     if p.kind == "duplicate":
         return "duplicate"
-    size = _value_size(lines, p)
+    size = _value_size(p)
     return f"required, {size}" if schema is not None and p.name in schema.required else size
 
 
@@ -169,7 +165,7 @@ def _params(lines: Sequence[str], body: ParamsBody, schema: CommandSchema | None
         span = Span(start.start_line, start.start_col, last, max(len(lines[last]), 0))
         if span.end_line == span.start_line and span.end_col < selection.end_col:
             span = Span(span.start_line, span.start_col, span.end_line, selection.end_col)
-        out.append(Symbol(p.name, "Field", span, selection, _param_detail(lines, p, schema)))
+        out.append(Symbol(p.name, "Field", span, selection, _param_detail(p, schema)))
     return out
 
 
