@@ -219,7 +219,7 @@ async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) ->
                 break
             reply = paths.inbox / name
             try:
-                verdict = _triage(paths, ledger, reply)
+                verdict = _triage(ledger, reply)
             except LedgerError as exc:
                 notice(f"{exc}; stopping")
                 return 1
@@ -292,7 +292,7 @@ async def _watch(args: argparse.Namespace, root: Path, config: Any, fmt: str) ->
     return 1 if failed or state["control"].failure is not None else 0
 
 
-def _triage(paths: AgentPaths, ledger: ReplyLedger, reply: Path) -> tuple[str, str, str] | None:
+def _triage(ledger: ReplyLedger, reply: Path) -> tuple[str, str, str] | None:
     """What ``agent watch`` does with a settled inbox file: (action, digest, message); None when it is gone.
 
     Actions: ``refuse`` (not a regular file, or written by a run or a reply), ``done`` (already applied or

@@ -706,7 +706,7 @@ def _check(args: argparse.Namespace) -> int:
     wants_offers = args.show_fixes or (not args.statistics and args.output_format in ("text", "full", "json", "sarif"))
     counts = _Counts()
     for source in run_state.sources:
-        data = _read(run_state, source, args)
+        data = _read(run_state, source)
         if data is None:
             if stdin_fixed and source.path is None:
                 buffer_out.append(run_state.stdin_data)  # binary: given back as it came
@@ -813,7 +813,7 @@ def _offer_fixes(
             offers[id(d)] = offer
 
 
-def _read(run_state: _Run, source: Source, args: argparse.Namespace) -> bytes | None:
+def _read(run_state: _Run, source: Source) -> bytes | None:
     from heredoc_lsp.cli.sources import read_source  # deferred: check start-up
 
     try:

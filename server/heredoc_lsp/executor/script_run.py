@@ -110,7 +110,7 @@ def _problems(blocking: Collection[Diagnostic]) -> str:
     return " and ".join(f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in counts.items())
 
 
-def default_script_workspace(path: Path, config: Config) -> Path:
+def default_script_workspace(config: Config) -> Path:
     """Where a script's commands run when no workspace is given: the config file's folder, else the current one."""
     if config.source is not None:
         return config.source.absolute().parent
@@ -142,7 +142,7 @@ async def run_script(
         cfg = load_config_for(script, config)
         opts = options or RunOptions.from_config(cfg)
         ctx.options = opts
-        ctx.workspace = (workspace or default_script_workspace(script, cfg)).resolve()
+        ctx.workspace = (workspace or default_script_workspace(cfg)).resolve()
         steps, total, warnings = script_steps(script, text, cfg, lines)
         if not ctx.workspace.is_dir():
             raise RunRefused("parse_error", f"workspace '{ctx.workspace}' is not a directory")
