@@ -242,14 +242,18 @@ def test_run_command_cannot_write_protected_workspace_paths(workspace: Path, run
 
 def test_a_fork_bomb_is_bounded(workspace: Path, run_cli: RunCli) -> None:
     """The process limit holds as root too: a command cannot start more than the limit (512) at once."""
+    # Every child waits on a pipe until the parent is gone (its end closed), so all of them are alive at once
+    # however slowly the machine forks (children that slept a fixed time ended early on a loaded machine).
     (workspace / "heredoc-lsp.toml").write_text("[executor]\ntimeout_s = 20\n")
     probe = (
-        "import os, time\n"
+        "import os\n"
+        "r, w = os.pipe()\n"
         "n = 0\n"
         "try:\n"
         "    while n < 700:\n"
         "        if os.fork() == 0:\n"
-        "            time.sleep(2)\n"
+        "            os.close(w)\n"
+        "            os.read(r, 1)\n"
         "            os._exit(0)\n"
         "        n += 1\n"
         "except OSError as exc:\n"
