@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -59,6 +60,58 @@ def test_json_message_and_position() -> None:
     assert (problem.line, problem.col) == (1, 8)
     empty = check_body("json", [])
     assert empty is not None and (empty.line, empty.col) == (0, 0)
+
+
+JSON_TEXTS = [
+    "",
+    " \t\r\n ",
+    "1",
+    " 1 \n",
+    '{"a": 1}',
+    '  "key0": "x",\n  "key1": "y",',
+    '{"a": 1}\n{"b": 2}',
+    '{"a": 1} \n\n x',
+    "[1, 2,]",
+    '{"a" 1}',
+    '"unterminated',
+    '"bad \\q escape"',
+    "\ufeff{}",
+    "nul",
+    "[1] \x0c",
+    '{"é😀": [1, 2] }  ]',
+    "1\n2\n3",
+    "\n\n  [1,\n   2,\n   x]",
+]
+
+
+@pytest.mark.parametrize("text", JSON_TEXTS)
+def test_json_problems_are_those_of_json_loads(text: str) -> None:
+    lines = text.split("\n")
+    try:
+        json.loads(text)
+        expected = None
+    except json.JSONDecodeError as exc:
+        line, col = exc.lineno - 1, exc.colno - 1
+        if line >= len(lines):
+            line, col = len(lines) - 1, len(lines[-1])
+        expected = BodyProblem(line, col, line, col, f"json: {exc.msg}")
+    assert check_body("json", lines) == expected
+
+
+def test_json_extra_data_raises_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The common error of a JSON body (several values, or members without their braces) is found without an
+    # exception: one per body was most of the JSON checks' cost at the first check of a large script.
+    made: list[str] = []
+    original = json.JSONDecodeError.__init__
+
+    def counting(self: json.JSONDecodeError, msg: str, doc: str, pos: int) -> None:
+        made.append(msg)
+        original(self, msg, doc, pos)
+
+    monkeypatch.setattr(json.JSONDecodeError, "__init__", counting)
+    assert check_body("json", ['  "key0": "x",', '  "key1": "y",']) == BodyProblem(0, 8, 0, 8, "json: Extra data")
+    assert check_body("json", ["{}", "[]"]) == BodyProblem(1, 0, 1, 0, "json: Extra data")
+    assert made == []
 
 
 def test_toml_message_and_position() -> None:

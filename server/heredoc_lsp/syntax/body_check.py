@@ -13,6 +13,7 @@ those lines; the caller maps it to the host document.
 from __future__ import annotations
 
 import warnings
+from functools import cache
 
 from heredoc_lsp.syntax.lazy_re import lazy_compile
 from heredoc_lsp.syntax.records import record
@@ -23,12 +24,14 @@ from heredoc_lsp.syntax.toml_load import loads as toml_loads
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from json import JSONDecoder
 
     from heredoc_lsp.syntax.shell import Dialect
 
 __all__ = ["CHECKED", "BodyProblem", "check_body"]
 
 _OPENED_ON = lazy_compile(r" \(opened on line \d+\)")
+_JSON_SPACE = lazy_compile(r"[ \t\n\r]*")  # the white space json.loads skips around a value
 _TOML_AT = lazy_compile(r"\s*\(at line (\d+), column (\d+)\)\s*\Z|\s*\(at end of document\)\s*\Z")
 
 
@@ -78,16 +81,36 @@ def _python(lines: Sequence[str], text: str) -> BodyProblem | None:
     return None
 
 
-def _json(lines: Sequence[str], text: str) -> BodyProblem | None:
+def _json_space_end(text: str, pos: int) -> int:
+    """Where the white space ``json.loads`` skips around a value, from ``pos`` on, ends."""
+    found = _JSON_SPACE.match(text, pos)
+    return found.end() if found else pos
+
+
+@cache
+def _json_decoder() -> JSONDecoder:
     import json  # deferred: check start-up: only for JSON bodies
 
+    return json.JSONDecoder()
+
+
+def _json(lines: Sequence[str], text: str) -> BodyProblem | None:
+    """``json.loads(text)``'s first error, found step by step as ``json.loads`` finds it (the same message and
+    position), so that the common error (a value followed by more text, "Extra data") raises no exception."""
+    import json  # deferred: check start-up: only for JSON bodies
+
+    if text.startswith("\ufeff"):
+        return _at(lines, 0, 0, "json: Unexpected UTF-8 BOM (decode using utf-8-sig)")
     try:
-        json.loads(text)
+        _, end = _json_decoder().raw_decode(text, _json_space_end(text, 0))
     except json.JSONDecodeError as exc:
         return _at(lines, exc.lineno - 1, exc.colno - 1, f"json: {exc.msg}")
     except RecursionError:
         return None
-    return None
+    end = _json_space_end(text, end)
+    if end == len(text):
+        return None
+    return _at(lines, text.count("\n", 0, end), end - (text.rfind("\n", 0, end) + 1), "json: Extra data")
 
 
 def _toml(lines: Sequence[str], text: str) -> BodyProblem | None:
