@@ -174,7 +174,7 @@ class DiagnosticsFeature(Feature):
         self._flush_handle = None
         # No cycle collection between an edit and its push (docs/decisions.md): an analysis allocates mostly
         # acyclic objects that reference counting frees, and a young collection in the middle of a 100k-line
-        # parse costs ~8 ms; the collection that was due runs at the first allocation after the push is written.
+        # parse costs 5-8 ms; the collection that was due runs at the first allocation after the push is written.
         collecting = gc.isenabled()
         gc.disable()
         try:
