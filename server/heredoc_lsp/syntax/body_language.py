@@ -19,6 +19,8 @@ Everything here is pure text work: nothing is run and no file is read.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from heredoc_lsp.syntax.lazy_re import lazy_compile
 from heredoc_lsp.syntax.schema import env_prefix_end
 
@@ -267,7 +269,12 @@ def plain_program(text: str) -> bool:
     """True when :func:`command_language` and :func:`target_language` of the command ``text`` (trimmed) are None
     whatever its tail: its first word is no program they know and no assignment. A cheap test (one split, one set
     lookup) so that a script's many ordinary heredoc commands skip the word-by-word reading."""
-    word = text.split(" ", 1)[0]
+    return _plain_word(text.split(" ", 1)[0])
+
+
+@lru_cache(maxsize=1024)
+def _plain_word(word: str) -> bool:
+    # Kept per first word: a script repeats its programs (w100k: 5,127 heredoc commands, 4.1 -> 2.0 ms).
     if not word or "=" in word or "\t" in word or "\f" in word or "\v" in word:
         return False  # (an assignment prefix, or a blank other than a space: read it word by word)
     base = word.rsplit("/", 1)[-1]
