@@ -22,6 +22,7 @@ from heredoc_lsp.syntax.cli import parse_cli
 from heredoc_lsp.syntax.diagnostics import Span
 from heredoc_lsp.syntax.inbox import COMMANDS, parse_inbox
 from heredoc_lsp.syntax.outbox import parse_outbox
+from heredoc_lsp.syntax.records import replace_fields
 from heredoc_lsp.syntax.schema import CommandSchema
 from heredoc_lsp.syntax.text import split_lines
 
@@ -213,6 +214,10 @@ def test_fast_rows_agree_with_parser_items(doc_lines: list[str], configured: boo
             assert {s: getattr(a, s) for s in a.__slots__} == {s: getattr(b, s) for s in b.__slots__}
     for line in range(len(lines)):
         assert cli_rows.item_at(script, line) == script.item_at(line)
+    # The closed heredocs a whole parse lists are those a walk of every row finds.
+    assert script._closed_rows is not None
+    walked = replace_fields(script, _closed_rows=None)
+    assert list(cli_rows.iter_closed_openers(script)) == list(cli_rows.iter_closed_openers(walked))
 
 
 @settings(max_examples=200, deadline=None)

@@ -427,6 +427,9 @@ class CliScript:
     # plain command lines holding no blank (the only ones that can be an `early_close`).
     _openers: Mapping[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
     _bare: tuple[int, ...] = field(default=(), repr=False)
+    # The rows of the closed heredocs, in order, when this is a whole parse (None after a splice): what a pass over
+    # every heredoc reads without walking every row.
+    _closed_rows: Sequence[_Row] | None = field(default=None, repr=False)
 
     @property
     def items(self) -> tuple[Item, ...]:
@@ -579,6 +582,7 @@ def parse_cli(
         _schemas=schemas or None,
         _openers={m: tuple(x) for m, x in scanner.opener_lines.items()},
         _bare=tuple(scanner.bare),
+        _closed_rows=scanner.closed_rows if start == 0 else None,
     )
 
 
@@ -758,6 +762,7 @@ class _Scanner:
         self.opener_lines: dict[str, list[int]] = {}  # closed heredocs of this scan, per marker
         self.closed: dict[str, _Row] = {}  # the last closed heredoc of this scan, per marker
         self.bare: list[int] = []  # plain command lines with no blank in them
+        self.closed_rows: list[_Row] = []  # the closed heredocs of this scan, in order
         self._trimmed_index: dict[str, list[int]] | None = None
 
     def scan(self, start: int) -> list[_RowT]:
@@ -777,6 +782,7 @@ class _Scanner:
         no_effect = NO_EFFECT_COMMANDS
         closed = self.closed
         opener_lines = self.opener_lines
+        closed_rows = self.closed_rows
         hard = _HARD_CHARS.search if self.shell is not None else None
         reserved_starts = _RESERVED_STARTS
         reserved = _RESERVED_WORDS
@@ -872,6 +878,7 @@ class _Scanner:
                     self._hidden(k, body_line, "a heredoc body")
                 if marker in body_line and body_line.strip(blanks) == marker:
                     row.terminator = k
+                    closed_rows.append(row)
                     if check_all:
                         self._close(row)
                     else:

@@ -241,6 +241,9 @@ def iter_closed_openers(
     rows, starts = private
     row_type = _cli._Row
     blanks = BLANK_CHARS
+    closed_rows = getattr(script, "_closed_rows", None)
+    if first_line == 0 and closed_rows is not None:
+        rows = closed_rows  # (a whole parse: its closed heredocs, without walking every row)
     for row in islice(rows, bisect_left(starts, first_line) if first_line > 0 else 0, None):
         if row.__class__ is not row_type:
             continue
