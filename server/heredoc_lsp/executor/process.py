@@ -85,7 +85,6 @@ class ProcessResult:
     cancelled: bool = False
     cancel_reason: str | None = None
     spawn_error: str | None = None
-    killed_pids: int = 0
 
     @property
     def ok(self) -> bool:
@@ -190,18 +189,14 @@ def _kill_round(leader: int, pgid: int, tag: bytes) -> set[int]:
     return tree
 
 
-def _kill_now(leader: int, pgid: int, tag: bytes) -> set[int]:
+def _kill_now(leader: int, pgid: int, tag: bytes) -> None:
     """SIGKILL until nothing of the tree is left, without awaiting (for a run whose task is being cancelled, and
     for the end of the process)."""
-    seen: set[int] = set()
     for _round in range(KILL_ROUNDS):
-        found = _kill_round(leader, pgid, tag)
-        if not found:
+        if not _kill_round(leader, pgid, tag):
             break
-        seen |= found
         time.sleep(KILL_ROUND_PAUSE_S)
     _TREES.pop(leader, None)
-    return seen
 
 
 async def trees_ended(timeout_s: float) -> bool:
@@ -216,13 +211,11 @@ async def trees_ended(timeout_s: float) -> bool:
     return True
 
 
-def kill_trees(loop: asyncio.AbstractEventLoop) -> int:
+def kill_trees(loop: asyncio.AbstractEventLoop) -> None:
     """Kill (SIGKILL) every process tree still listed for ``loop``, now: for when the loop no longer runs (the
-    process is ending). The number of processes killed."""
-    killed = 0
+    process is ending)."""
     for tree in [t for t in list(_TREES.values()) if t.loop is loop]:
-        killed += len(_kill_now(tree.leader, tree.pgid, tree.tag))
-    return killed
+        _kill_now(tree.leader, tree.pgid, tree.tag)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -460,7 +453,6 @@ async def run_process(
     watcher = _ExitWatcher(loop, proc.pid)
     timed_out = False
     cancel_reason: str | None = None
-    killed: set[int] = set()
     # One future settles the wait: the exit, the deadline or a cancel, whichever comes first.
     ended: asyncio.Future[str] = loop.create_future()
 
@@ -479,15 +471,15 @@ async def run_process(
                 cancel_reason = why.removeprefix("cancel:")
             else:
                 timed_out = True
-            killed = await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, spec.kill_grace_s)
+            await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, spec.kill_grace_s)
             _TREES.pop(proc.pid, None)  # dead: the server's end need not wait for the drain
             await streams.drain(DRAIN_AFTER_KILL_S)
         else:
             # Whatever the command left running ends with it (the pid is not reaped yet: no reuse): its group, and
             # what left the group (setsid) found by its run tag, whether or not it still holds the pipes.
-            killed = await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, 0.0)
+            await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, 0.0)
             if not await streams.drain(DRAIN_AFTER_EXIT_S):
-                killed |= await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, 0.0)
+                await _kill_tree(proc.pid, pgid, tag_entry, watcher.exited, 0.0)
                 await streams.drain(DRAIN_AFTER_KILL_S)
         finished = True
     finally:
@@ -516,32 +508,25 @@ async def run_process(
         timed_out=timed_out,
         cancelled=cancel_reason is not None,
         cancel_reason=cancel_reason,
-        killed_pids=len(killed),
     )
 
 
-async def _kill_tree(leader: int, pgid: int, tag: bytes, exited: asyncio.Future[None], grace_s: float) -> set[int]:
+async def _kill_tree(leader: int, pgid: int, tag: bytes, exited: asyncio.Future[None], grace_s: float) -> None:
     """SIGTERM to the tree, up to ``grace_s`` for the whole tree to end, then SIGKILL until nothing of it is left.
     Cancelled meanwhile, it kills the tree at once before it lets the cancellation through."""
-    seen: set[int] = set()
     try:
         if grace_s > 0:
             tree = _live_tree(leader, pgid, tag)
-            seen |= tree
             _signal_group(pgid, signal.SIGTERM)
             _signal_pids(tree, signal.SIGTERM)
             await _grace(leader, pgid, tag, exited, grace_s)
         for _round in range(KILL_ROUNDS):
-            found = _kill_round(leader, pgid, tag)
-            if not found:
+            if not _kill_round(leader, pgid, tag):
                 break
-            seen |= found
             await asyncio.sleep(KILL_ROUND_PAUSE_S)
     except asyncio.CancelledError:
         _kill_now(leader, pgid, tag)
         raise
-    seen.discard(leader)
-    return seen
 
 
 async def _grace(leader: int, pgid: int, tag: bytes, exited: asyncio.Future[None], grace_s: float) -> None:
