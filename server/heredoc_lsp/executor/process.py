@@ -370,14 +370,11 @@ PR_SET_DUMPABLE = 4
 
 
 @functools.lru_cache(maxsize=1)
-def hide_own_environment() -> bool:
+def hide_own_environment() -> None:
     """Make this process non-dumpable (once): its ``/proc/PID`` files then belong to root, so that processes of
-    the same user (the commands it runs) cannot read its environment. False where ``prctl`` is not available."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0)
-    except (OSError, AttributeError):  # not Linux
-        return False
+    the same user (the commands it runs) cannot read its environment. A no-op where ``prctl`` is not available."""
+    with contextlib.suppress(OSError, AttributeError):  # not Linux
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
 async def run_process(
