@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from syntax_schemas import HANDOFF, TASK, TOOL
 
-from heredoc_lsp.syntax.cli import CliScript, Command, Comment, Heredoc, command_stdin, parse_cli, reparse_cli
+from heredoc_lsp.syntax.cli import CliScript, Command, Comment, Heredoc, parse_cli, reparse_cli
 from heredoc_lsp.syntax.diagnostics import Related, Severity, Span
 from heredoc_lsp.syntax.schema import CommandSchema
 from heredoc_lsp.syntax.text import split_lines
@@ -110,7 +110,7 @@ def test_heredoc_fields() -> None:
     assert (h.quoted, h.quote, h.strip_tabs) == (True, "'", False)
     assert (h.body_start, h.body, h.body_end) == (1, ("\tline",), 2)
     assert (h.terminator_line, h.terminator_span, h.closed) == (2, Span(2, 0, 2, 3), True)
-    assert command_stdin(cmd) == "\tline\n"
+    assert cmd.stdin_text() == "\tline\n"
     # Items are filled through slot setters: they must equal (and hash like) normally constructed ones.
     expected = Command(
         0,

@@ -320,11 +320,6 @@ def may_end_opener(rest: str) -> bool:
     return _OPENER_END.match(rest) is not None
 
 
-def command_stdin(command: Command) -> str:
-    """Stdin for ``command`` (docs/formats.md): each body line followed by ``\\n``; no heredoc or empty body: ``""``."""
-    return command.stdin_text()
-
-
 class _Row:
     """What the scanner keeps about a heredoc line until items are built (cheap, mutable, private).
 
