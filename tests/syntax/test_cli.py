@@ -577,40 +577,39 @@ def test_resume_line_and_reparse() -> None:
 # space and the tail.
 
 TAILS = [
-    ("redirect", "cat <<EOF > out.txt\nx\nEOF\n", "cat > out.txt", "> out.txt", (0, 10, 0, 19)),
-    ("redirect_glued_target", "cat <<EOF >out.txt\nx\nEOF\n", "cat >out.txt", ">out.txt", (0, 10, 0, 18)),
-    ("append", "cat <<EOF >> log\nx\nEOF\n", "cat >> log", ">> log", (0, 10, 0, 16)),
-    ("stdin_redirect", "cmd <<EOF < in\nx\nEOF\n", "cmd < in", "< in", (0, 10, 0, 14)),
-    ("fd_redirect", "cmd <<EOF 2> err\nx\nEOF\n", "cmd 2> err", "2> err", (0, 10, 0, 16)),
-    ("dup_to_stderr", "cmd <<EOF >&2\nx\nEOF\n", "cmd >&2", ">&2", (0, 10, 0, 13)),
-    ("both_streams", "cmd <<EOF &>/dev/null\nx\nEOF\n", "cmd &>/dev/null", "&>/dev/null", (0, 10, 0, 21)),
-    ("quoted_pipe", "python3 - <<'PY' | tee out\nx\nPY\n", "python3 - | tee out", "| tee out", (0, 17, 0, 26)),
-    ("dash_or", "cat <<-END || exit 1\n\tx\nEND\n", "cat || exit 1", "|| exit 1", (0, 11, 0, 20)),
-    ("and", "cat <<EOF && echo ok\nx\nEOF\n", "cat && echo ok", "&& echo ok", (0, 10, 0, 20)),
-    ("semicolon", "cat <<EOF ; echo ok\nx\nEOF\n", "cat ; echo ok", "; echo ok", (0, 10, 0, 19)),
-    ("space_and_dquotes", 'cat << "E" 2>&1 >> log\nx\nE\n', "cat 2>&1 >> log", "2>&1 >> log", (0, 11, 0, 22)),
-    ("blanks_collapse", "  cat   <<EOF \t >  o  \nx\nEOF\n", "cat >  o", ">  o", (0, 16, 0, 20)),
-    ("non_ascii", "écho ü <<FIN > ö.txt\nx\nFIN\n", "écho ü > ö.txt", "> ö.txt", (0, 13, 0, 20)),
-    ("crlf", "cat <<EOF > o.txt\r\nx\r\nEOF\r\n", "cat > o.txt", "> o.txt", (0, 10, 0, 17)),
-    ("lone_cr", "cat <<EOF > o.txt\rx\rEOF\r", "cat > o.txt", "> o.txt", (0, 10, 0, 17)),
+    ("redirect", "cat <<EOF > out.txt\nx\nEOF\n", "cat > out.txt", "> out.txt"),
+    ("redirect_glued_target", "cat <<EOF >out.txt\nx\nEOF\n", "cat >out.txt", ">out.txt"),
+    ("append", "cat <<EOF >> log\nx\nEOF\n", "cat >> log", ">> log"),
+    ("stdin_redirect", "cmd <<EOF < in\nx\nEOF\n", "cmd < in", "< in"),
+    ("fd_redirect", "cmd <<EOF 2> err\nx\nEOF\n", "cmd 2> err", "2> err"),
+    ("dup_to_stderr", "cmd <<EOF >&2\nx\nEOF\n", "cmd >&2", ">&2"),
+    ("both_streams", "cmd <<EOF &>/dev/null\nx\nEOF\n", "cmd &>/dev/null", "&>/dev/null"),
+    ("quoted_pipe", "python3 - <<'PY' | tee out\nx\nPY\n", "python3 - | tee out", "| tee out"),
+    ("dash_or", "cat <<-END || exit 1\n\tx\nEND\n", "cat || exit 1", "|| exit 1"),
+    ("and", "cat <<EOF && echo ok\nx\nEOF\n", "cat && echo ok", "&& echo ok"),
+    ("semicolon", "cat <<EOF ; echo ok\nx\nEOF\n", "cat ; echo ok", "; echo ok"),
+    ("space_and_dquotes", 'cat << "E" 2>&1 >> log\nx\nE\n', "cat 2>&1 >> log", "2>&1 >> log"),
+    ("blanks_collapse", "  cat   <<EOF \t >  o  \nx\nEOF\n", "cat >  o", ">  o"),
+    ("non_ascii", "écho ü <<FIN > ö.txt\nx\nFIN\n", "écho ü > ö.txt", "> ö.txt"),
+    ("crlf", "cat <<EOF > o.txt\r\nx\r\nEOF\r\n", "cat > o.txt", "> o.txt"),
+    ("lone_cr", "cat <<EOF > o.txt\rx\rEOF\r", "cat > o.txt", "> o.txt"),
 ]
 
 
-@pytest.mark.parametrize(("text", "run_text", "tail", "span"), [c[1:] for c in TAILS], ids=[c[0] for c in TAILS])
-def test_opener_with_a_tail(text: str, run_text: str, tail: str, span: tuple[int, int, int, int]) -> None:
+@pytest.mark.parametrize(("text", "run_text", "tail"), [c[1:] for c in TAILS], ids=[c[0] for c in TAILS])
+def test_opener_with_a_tail(text: str, run_text: str, tail: str) -> None:
     script = parse(text, shell="bash")  # (under /bin/sh, `&>` is a `bashism`: tests/syntax/test_cli_lints.py)
     assert script.diagnostics == ()
     (command,) = script.commands
     assert command.heredoc is not None
     assert (command.run_text, command.heredoc.tail, command.stdin_text()) == (run_text, tail, "x\n")
-    assert command.heredoc.tail_span == Span(*span)
     assert command.text == run_text[: len(command.text)]  # `text` stays the part before the operator
 
 
 def test_opener_without_a_tail_runs_its_text() -> None:
     (command,) = parse("cat <<EOF\nx\nEOF\n").commands
     assert command.heredoc is not None
-    assert (command.run_text, command.heredoc.tail, command.heredoc.tail_span) == ("cat", "", None)
+    assert (command.run_text, command.heredoc.tail) == ("cat", "")
 
 
 NOT_OPENERS = [

@@ -211,8 +211,7 @@ class Heredoc:
     ``body`` holds the stdin lines: verbatim, line terminators removed, leading tabs removed for ``<<-``.
     ``terminator_line``/``terminator_span`` are None when the heredoc is unclosed (the body then runs to the end of
     the file). ``body_end`` is the exclusive end line of the body. ``tail`` is the redirection or pipe that follows
-    the marker on the opener line (``> out.txt`` in ``cat <<EOF > out.txt``), ``""`` without one; ``tail_span``
-    covers it.
+    the marker on the opener line (``> out.txt`` in ``cat <<EOF > out.txt``), ``""`` without one.
     """
 
     operator_span: Span
@@ -226,7 +225,6 @@ class Heredoc:
     terminator_line: int | None
     terminator_span: Span | None
     tail: str = ""
-    tail_span: Span | None = None
 
     @property
     def body_end(self) -> int:
@@ -1326,8 +1324,7 @@ _COMMAND_SETTERS = _slot_setters(Command, "line col text heredoc end_line schema
 _COMMENT_SETTERS = _slot_setters(Comment, "line col text")
 _HEREDOC_SETTERS = _slot_setters(
     Heredoc,
-    "operator_span marker marker_span quoted quote strip_tabs body_start body terminator_line terminator_span"
-    " tail tail_span",
+    "operator_span marker marker_span quoted quote strip_tabs body_start body terminator_line terminator_span tail",
 )
 _new = object.__new__
 
@@ -1393,10 +1390,9 @@ def _heredoc_command(lines: Sequence[str], row: _Row, n: int) -> Command:
     op_at, op_len, marker_at, quote, cmd_len = row.layout(lines[i])
     marker_col = col + marker_at
     # Filled through the slot setters like plain commands in _build_items (same objects, about twice as fast).
-    h_op, h_marker, h_marker_span, h_quoted, h_quote, h_strip, h_start, h_body, h_term, h_term_span, *h_rest = (
+    h_op, h_marker, h_marker_span, h_quoted, h_quote, h_strip, h_start, h_body, h_term, h_term_span, h_tail = (
         _HEREDOC_SETTERS
     )
-    h_tail, h_tail_span = h_rest
     heredoc = _new(Heredoc)
     h_op(heredoc, Span(i, col + op_at, i, col + op_at + op_len))
     h_marker(heredoc, row.marker)
@@ -1408,13 +1404,7 @@ def _heredoc_command(lines: Sequence[str], row: _Row, n: int) -> Command:
     h_body(heredoc, body)
     h_term(heredoc, row.terminator if row.terminator >= 0 else None)
     h_term_span(heredoc, terminator_span)
-    if row.tail:
-        t = lines[i].strip(BLANK_CHARS)
-        h_tail(heredoc, t[row.tail :])
-        h_tail_span(heredoc, Span(i, col + row.tail, i, col + len(t)))
-    else:
-        h_tail(heredoc, "")
-        h_tail_span(heredoc, None)
+    h_tail(heredoc, lines[i].strip(BLANK_CHARS)[row.tail :] if row.tail else "")
     c_line, c_col, c_text, c_heredoc, c_end, c_schema, c_params, c_error = _COMMAND_SETTERS
     command = _new(Command)
     c_line(command, i)
