@@ -1445,11 +1445,6 @@ class Reparse:
         return self.stop - self.resume
 
 
-def item_starts(script: CliScript) -> list[int]:
-    """The first line of every item, in order (cached per script; do not change the list)."""
-    return script._starts()
-
-
 def _moved_rows(rows: Sequence[_RowT], delta: int) -> tuple[_RowT, ...] | None:
     """Rows moved down ``delta`` lines; None when one holds a structured body (its parse quotes absolute lines)."""
     out: list[_RowT] = []
