@@ -412,7 +412,7 @@ def test_typing_in_a_body_keeps_the_window_small_with_a_stray_marker_far_below()
     assert [d.code for d in script.diagnostics] == ["early_close"]
     edit = _edit(lines, 1, 1, ["xy"])
     result = reparse(script, tuple(lines), edit)
-    assert not result.fallback and result.scanned < 100
+    assert result.stop < len(lines) and result.scanned < 100  # spliced, not scanned to the end
     _same(result.script, parse_cli(tuple(lines)))
     edit = _edit(lines, 1, 0, ["new body line"])  # later lines move
     result = reparse(result.script, tuple(lines), edit)
@@ -433,7 +433,7 @@ def test_a_stray_line_typed_in_the_window_finds_a_heredoc_before_it() -> None:
     script = parse_cli(tuple(lines))
     edit = _edit(lines, 3 + FILLER.count("\n"), 1, ["EOF"])
     result = reparse(script, tuple(lines), edit)
-    assert not result.fallback
+    assert result.stop < len(lines)  # spliced, not scanned to the end
     assert [(d.code, (d.data or {})["opener_line"]) for d in result.script.diagnostics] == [("early_close", 0)]
     _same(result.script, parse_cli(tuple(lines)))
 

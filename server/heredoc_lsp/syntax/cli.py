@@ -1429,15 +1429,14 @@ class Reparse:
     """The result of :func:`reparse`: ``script`` equals ``parse_cli`` of the new lines.
 
     Rows (items) starting at new lines ``[resume, stop)`` were scanned again; those before ``resume`` are the old
-    ones, those at or after ``stop`` are the old ones at ``line - delta`` (moved by ``delta``). ``fallback`` says
-    that the scan ran from ``resume`` to the end of the document.
+    ones, those at or after ``stop`` are the old ones at ``line - delta`` (moved by ``delta``). ``stop`` is the
+    number of lines when the scan ran from ``resume`` to the end of the document (the fallback), less otherwise.
     """
 
     script: CliScript
     resume: int
     stop: int
     delta: int
-    fallback: bool
 
     @property
     def scanned(self) -> int:
@@ -1515,7 +1514,7 @@ def reparse(
     resume = old.resume_line(min(edit.start, old_n))
 
     def rest() -> Reparse:
-        return Reparse(reparse_cli(old, lines, resume, schemas, compat, shell=shell), resume, n, delta, True)
+        return Reparse(reparse_cli(old, lines, resume, schemas, compat, shell=shell), resume, n, delta)
 
     if old.start_line != 0 or resume > edit.start:
         return rest()
@@ -1589,4 +1588,4 @@ def reparse(
         _bare=old._bare[: bisect_left(old._bare, resume)] + scan._bare + tuple(suffix_bare),
     )
     script._cache["starts"] = old_starts[:k_prefix] + scan._starts() + suffix_starts
-    return Reparse(script, resume, meet, delta, False)
+    return Reparse(script, resume, meet, delta)
