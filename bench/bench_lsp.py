@@ -9,6 +9,11 @@ reports what its parser finds) and, for start-up, a bare pygls server that does 
 (bench/bare_pygls_server.py). Writes bench/results/lsp.md and lsp.json with the commit and the load average.
 
     .venv/bin/python bench/bench_lsp.py [--runs 3] [--sizes 1000 10000 100000] [--quick]
+        [--open-runs 10 [--reference CHECKOUT]]
+
+``--open-runs N`` adds N open-only sessions per size (heredoc-lsp, the floor and, with ``--reference``, the
+heredoc-lsp of another checkout of this repository, e.g. a ``git worktree`` of an older commit), alternating: on a
+shared 2-core machine one open varies by tens of percent, so its ratio to the floor is read from these medians.
 
 Environment: LSP_LATENCY (default /work/shared/tools/lsp_latency.py), GEN_WORKLOADS (the generator), FLOOR_SERVER
 (default /work/shared/tools/floor_server.py).
@@ -73,25 +78,27 @@ def ensure_peers() -> None:
         )
 
 
-def measure(server: list[str], file: Path, extra: list[str], label: str) -> dict[str, Any]:
-    """One fresh-server session of lsp_latency.py; its JSON result."""
+def measure(
+    server: list[str], file: Path, extra: list[str], label: str, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """One fresh-server session of lsp_latency.py (``env``: the server's environment); its JSON result."""
     if not LATENCY.exists():
         sys.exit(f"bench_lsp: harness not found: {LATENCY} (set LSP_LATENCY)")
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as out:
         out_path = Path(out.name)
     try:
         cmd = [PY, str(LATENCY), "--file", str(file), "--runs", "1", "--json", "--out", str(out_path), "--label", label]
-        subprocess.run([*cmd, *extra, "--", *server], check=True, stdout=subprocess.DEVNULL, cwd=ROOT, env=ENV)
+        subprocess.run([*cmd, *extra, "--", *server], check=True, stdout=subprocess.DEVNULL, cwd=ROOT, env=env or ENV)
         result: dict[str, Any] = json.loads(out_path.read_text())
     finally:
         out_path.unlink(missing_ok=True)
     return result
 
 
-def commit() -> str:
-    """The commit measured (with ``+dirty`` when the tree has changes)."""
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
-    dirty = subprocess.run(["git", "status", "--porcelain", "server"], capture_output=True, text=True, cwd=ROOT)
+def commit(root: Path = ROOT) -> str:
+    """The commit of the checkout ``root`` (with ``+dirty`` when its server tree has changes)."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=root)
+    dirty = subprocess.run(["git", "status", "--porcelain", "server"], capture_output=True, text=True, cwd=root)
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
@@ -132,7 +139,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     pull_opts = ["--language-id", "cli-script", "--pull", "on"]  # a client that pulls (diagnosticMode auto)
     floor_opts = ["--language-id", "cli-script", "--pull", "off"]
     peer_opts = ["--init-options", '{"shellcheckPath": ""}', "--pull", "off"]
-    data: dict[str, Any] = {"sizes": {}, "modes": {}, "startup": {}, "commit": commit()}
+    data: dict[str, Any] = {"sizes": {}, "modes": {}, "startup": {}, "open": {}, "commit": commit()}
+    if args.reference:
+        data["reference"] = commit(args.reference)
     for lines in sizes:
         cli = WORKLOADS / f"{name_of(lines)}.cli"
         sh = WORKLOADS / f"{name_of(lines)}.sh"
@@ -151,6 +160,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     measure(BASH_LS, sh, [*peer_opts, *peer_edits, "--open-timeout", "600"], "bash-language-server")
                 )
         data["sizes"][lines] = {"ours": ours_runs, "pull": pull_runs, "floor": floor_runs, "peer": peer_runs}
+        if args.open_runs:
+            data["open"][lines] = open_samples(args, cli, ours_opts)
     # Edit modes that change diagnostics or add lines, on the biggest workload (heredoc-lsp only).
     biggest = max(sizes)
     for mode in ("marker-toggle", "newline"):
@@ -169,6 +180,20 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     data["startup"] = {"ours": ours_start, "bare": bare_start}
     data["imports"] = import_costs()
     return data
+
+
+def open_samples(args: argparse.Namespace, cli: Path, opts: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """``args.open_runs`` open-only sessions each of heredoc-lsp, the floor and the reference, alternating."""
+    one = [*opts, "--edits", "1", "--burst", "0"]
+    servers = {"ours": (OURS, ENV), "floor": (FLOOR, ENV)}
+    if args.reference:
+        servers["reference"] = (OURS, {**ENV, "PYTHONPATH": str(args.reference / "server")})
+    samples: dict[str, list[dict[str, Any]]] = {key: [] for key in servers}
+    for r in range(args.open_runs):
+        print(f"[{cli.stem}] open {r + 1}/{args.open_runs}: {', '.join(servers)}", file=sys.stderr)
+        for key, (server, env) in servers.items():
+            samples[key].append(measure(server, cli, one, f"open {key}", env))
+    return samples
 
 
 CORE_LSP = {
@@ -264,6 +289,12 @@ def report(data: dict[str, Any], args: argparse.Namespace) -> str:
             f"{fmt(pb, ' ms')} | "
             f"{fmt(d, ' MiB')} | {fmt(fd, ' MiB')} | {ratio(d, fd)} | {fmt(pd, ' MiB')} |"
         )
+        more = data.get("open", {}).get(lines)
+        if more:  # the open-only samples, when taken, decide the open's ratio
+            b, fb = (
+                runs_med(more["ours"], "b_open_to_diagnostics_ms"),
+                runs_med(more["floor"], "b_open_to_diagnostics_ms"),
+            )
         if int(lines) == 100000:
             verdicts.append(
                 (
@@ -273,6 +304,32 @@ def report(data: dict[str, Any], args: argparse.Namespace) -> str:
             )
             verdicts.append(
                 (f"peak RSS at 100k <= {RSS_RATIO_100K}x the floor ({ratio(d, fd)})", verdict(d, fd, RSS_RATIO_100K))
+            )
+    if data.get("open"):
+        reference = data.get("reference")
+        lines_out += [
+            "",
+            f"## Open -> diagnostics, {args.open_runs} more samples per server (open-only sessions, alternating)",
+            "",
+            "These medians decide the open's ratio in the targets"
+            + (f"; the reference is heredoc-lsp at commit {reference}, measured in the same run" if reference else "")
+            + ".",
+            "",
+            "| workload | heredoc-lsp median (min) | floor median (min) | ratio | reference median (min) | ratio |",
+            "|---|---|---|---|---|---|",
+        ]
+        for lines, more in data["open"].items():
+            key = "b_open_to_diagnostics_ms"
+            o, f = runs_med(more["ours"], key), runs_med(more["floor"], key)
+            ref = runs_med(more.get("reference", []), key)
+            lows = {
+                k: min((v for v in (summary(r, key) for r in runs) if v is not None), default=None)
+                for k, runs in more.items()
+            }
+            lines_out.append(
+                f"| {name_of(int(lines))} | {fmt(o, ' ms')} ({fmt(lows['ours'], ' ms')}) | "
+                f"{fmt(f, ' ms')} ({fmt(lows['floor'], ' ms')}) | {ratio(o, f)} | "
+                f"{fmt(ref, ' ms')} ({fmt(lows.get('reference'), ' ms')}) | {ratio(ref, f)} |"
             )
     lines_out += [
         "",
@@ -331,6 +388,8 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--no-peer", action="store_true", help="skip bash-language-server")
     parser.add_argument("--quick", action="store_true", help="one run, fewer edits (a smoke test of the bench)")
+    parser.add_argument("--open-runs", type=int, default=0, help="open-only sessions per server and size")
+    parser.add_argument("--reference", type=Path, help="another checkout whose heredoc-lsp the open samples include")
     args = parser.parse_args()
     if args.quick:
         args.runs, args.edits, args.peer_edits = 1, 10, 3
