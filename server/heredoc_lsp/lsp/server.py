@@ -43,7 +43,7 @@ from heredoc_lsp.lsp.code_actions import CodeActions
 from heredoc_lsp.lsp.code_lens import CodeLensFeature
 from heredoc_lsp.lsp.completion import CompletionFeature
 from heredoc_lsp.lsp.diagnostics import DiagnosticsFeature
-from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit
+from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit, split_with_endings
 from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.folding import FoldingFeature
 from heredoc_lsp.lsp.formatting import FormattingFeature
@@ -243,21 +243,16 @@ block-run --id 1 <<-BLOCK_1
 def warm_up(server: HeredocLanguageServer) -> None:
     """Pay the one-time costs of the first check (lazy patterns, first calls, cattrs converters built on first
     use) while the client is still reading the initialize answer and sending the first document, not after that
-    document arrived: :data:`WARM_UP_SCRIPT` goes the way of an opened document (a :class:`Document`, analysed,
-    its diagnostics written as JSON), with no document stored and nothing published."""
+    document arrived: :data:`WARM_UP_SCRIPT` goes the way of an opened document (split, analysed, its diagnostics
+    written as JSON), with no document opened and nothing published."""
     try:
-        doc = Document("file:///warm-up.cli", WARM_UP_SCRIPT, 1, "cli-script")  # (never stored, nothing read)
+        lines, _ = split_with_endings(WARM_UP_SCRIPT)
         analysis = analyze_edit(
-            tuple(doc.lines),
-            doc.language or Language.CLI,
-            DEFAULT_CONFIG,
-            newline="\n",
-            workspace=None,
-            maybe_directives=doc.maybe_directives,
+            tuple(lines), Language.CLI, DEFAULT_CONFIG, newline="\n", workspace=None, maybe_directives=False
         ).analysis
         codec = server.position_codec
         for d in analysis.diagnostics:
-            diagnostic_text(doc.uri, analysis.lines, codec, d)
+            diagnostic_text("untitled:warm-up.cli", analysis.lines, codec, d)
         converter = converter_of(server.protocol)
         position = {"line": 0, "character": 0}
         rng = {"start": position, "end": position}
