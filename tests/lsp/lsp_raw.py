@@ -10,16 +10,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import threading
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import IO, Any
 
 from lsp_harness import SERVER_COMMAND, TIMEOUT, capabilities_for
 from pygls.protocol import default_converter
-
-from heredoc_lsp.lsp.server import build_server
 
 Message = dict[str, Any]
 
@@ -175,26 +170,3 @@ async def pipe_peer(stdin_w: int, stdout_r: int) -> RawPeer:
     transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, os.fdopen(stdin_w, "wb", 0))
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
     return RawPeer(reader, writer)
-
-
-@asynccontextmanager
-async def in_process(root: Path) -> AsyncIterator[RawPeer]:
-    """The real server on a thread of this process, over two pipes; initialized as VS Code (push diagnostics)."""
-    stdin_r, stdin_w = os.pipe()
-    stdout_r, stdout_w = os.pipe()
-    server = build_server()
-    thread = threading.Thread(
-        target=server.start_io, args=(os.fdopen(stdin_r, "rb", 0), os.fdopen(stdout_w, "wb")), daemon=True
-    )
-    thread.start()
-    peer = await pipe_peer(stdin_w, stdout_r)
-    try:
-        await peer.initialize(root)
-        yield peer
-        assert (await peer.call("bye", "shutdown"))["result"] is None
-        peer.send(notification("exit"))
-    finally:
-        assert peer.writer is not None
-        peer.writer.close()
-        thread.join(30)
-    assert not thread.is_alive()

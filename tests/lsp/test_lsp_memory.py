@@ -9,13 +9,18 @@ measured in bench/bench_stdio.py.
 from __future__ import annotations
 
 import gc
+import os
+import threading
 import tracemalloc
 from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
-from lsp_raw import RawPeer, in_process, notification, request
+from lsp_raw import RawPeer, notification, pipe_peer, request
 
 from heredoc_lsp.lsp.analysis import HISTORY
+from heredoc_lsp.lsp.server import build_server
 
 EDITS = 3000
 CYCLES = 600
@@ -28,6 +33,29 @@ CYCLES = 600
 # two settings entries per document analysed.
 PER_MESSAGE = 0.05
 SLACK = 1500
+
+
+@asynccontextmanager
+async def in_process(root: Path) -> AsyncIterator[RawPeer]:
+    """The real server on a thread of this process, over two pipes; initialized as VS Code (push diagnostics)."""
+    stdin_r, stdin_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
+    server = build_server()
+    thread = threading.Thread(
+        target=server.start_io, args=(os.fdopen(stdin_r, "rb", 0), os.fdopen(stdout_w, "wb")), daemon=True
+    )
+    thread.start()
+    peer = await pipe_peer(stdin_w, stdout_r)
+    try:
+        await peer.initialize(root)
+        yield peer
+        assert (await peer.call("bye", "shutdown"))["result"] is None
+        peer.send(notification("exit"))
+    finally:
+        assert peer.writer is not None
+        peer.writer.close()
+        thread.join(30)
+    assert not thread.is_alive()
 
 
 def retained(peer: RawPeer) -> tuple[Counter[str], int]:

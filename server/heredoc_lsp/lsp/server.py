@@ -34,16 +34,13 @@ from pygls.workspace import PositionCodec
 
 from heredoc_lsp import __version__
 from heredoc_lsp.analysis.bodies import STATS as BODY_STATS
-from heredoc_lsp.analysis.incremental import analyze_edit
-from heredoc_lsp.config import DEFAULT_CONFIG
-from heredoc_lsp.languages import Language
 from heredoc_lsp.lsp.analysis import Analyses, Snapshot
 from heredoc_lsp.lsp.client import ClientProfile
 from heredoc_lsp.lsp.code_actions import CodeActions
 from heredoc_lsp.lsp.code_lens import CodeLensFeature
 from heredoc_lsp.lsp.completion import CompletionFeature
 from heredoc_lsp.lsp.diagnostics import DiagnosticsFeature
-from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit, split_with_endings
+from heredoc_lsp.lsp.documents import Document, DocumentStore, LineEdit
 from heredoc_lsp.lsp.feature import Feature
 from heredoc_lsp.lsp.folding import FoldingFeature
 from heredoc_lsp.lsp.formatting import FormattingFeature
@@ -57,8 +54,8 @@ from heredoc_lsp.lsp.semantic_tokens import SemanticTokensFeature
 from heredoc_lsp.lsp.settings import SettingsManager
 from heredoc_lsp.lsp.splice import Building, ViewCache
 from heredoc_lsp.lsp.symbols import SymbolsFeature
-from heredoc_lsp.lsp.wire import diagnostic_text
 from heredoc_lsp.lsp.work import WORK, WORK_COUNTS
+from heredoc_lsp.syntax.cli import parse_cli
 
 log = logging.getLogger("heredoc_lsp.lsp")
 
@@ -213,46 +210,11 @@ class ClientLogHandler(logging.Handler):
             self._busy.on = False
 
 
-# A small script with the lines a check meets most: commands, an assignment that has no effect, a comment, and
-# heredocs whose bodies are data or checked as JSON (one invalid), Python and shell. Checking it once pays the
-# first use of the lazy patterns and code paths the first check of a typical script takes
-# (tests/lsp/test_lsp_warm_up.py).
-WARM_UP_SCRIPT = """\
-# warm-up
-retries=1
-connect --host db.example.net --port 5000 --retries "$retries"
-job-run nightly --retries 2 | tee log.txt
-cat <<EOF
----A---
-EOF
-config-load --format json <<JSON
-  "key": "value",
-JSON
-python3 - <<'PY'
-print("x")
-PY
-bash <<SH
-echo "$HOME"
-SH
-block-run --id 1 <<-BLOCK_1
-\tline
-\tBLOCK_1
-"""
-
-
 def warm_up(server: HeredocLanguageServer) -> None:
-    """Pay the one-time costs of the first check (lazy patterns, first calls, cattrs converters built on first
-    use) while the client is still reading the initialize answer and sending the first document, not after that
-    document arrived: :data:`WARM_UP_SCRIPT` goes the way of an opened document (split, analysed, its diagnostics
-    written as JSON), with no document opened and nothing published."""
+    """Pay the one-time costs of the first check (first parse, cattrs converters built on first use) while the
+    client is still reading the initialize answer and sending the first document, not after that document arrived."""
     try:
-        lines, _ = split_with_endings(WARM_UP_SCRIPT)
-        analysis = analyze_edit(
-            tuple(lines), Language.CLI, DEFAULT_CONFIG, newline="\n", workspace=None, maybe_directives=False
-        ).analysis
-        codec = server.position_codec
-        for d in analysis.diagnostics:
-            diagnostic_text("untitled:warm-up.cli", analysis.lines, codec, d)
+        parse_cli(("x <<EOF", "---A---", "a", "EOF"))
         converter = converter_of(server.protocol)
         position = {"line": 0, "character": 0}
         rng = {"start": position, "end": position}
