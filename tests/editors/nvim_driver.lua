@@ -10,6 +10,8 @@
 --   run (0.12): waits for the "▶ Run" lens on vim.g.heredoc_test.line, runs it with vim.lsp.codelens.run() (the
 --     confirmation answered vim.g.heredoc_test.answer through vim.ui.select), waits for vim.g.heredoc_test.created
 --     and the result lens, and hovers the command.
+--   quit (0.12): starts a run as run does, waits for vim.g.heredoc_test.created (made once the command is going),
+--     records Neovim's child processes (the server among them) and quits with the run still going.
 --   loop (0.12): the agent loop through the :Heredoc* user commands: a session for vim.g.heredoc_test.task, its
 --     outbox copied and pasted back (refused), vim.g.heredoc_test.reply pasted, previewed, applied (the confirmation
 --     answered vim.g.heredoc_test.answer) until vim.g.heredoc_test.created exists, then undone; records the
@@ -223,7 +225,8 @@ local function before_run()
   })
 end
 
-local function run(buf)
+-- Runs the "▶ Run" lens on vim.g.heredoc_test.line once offered; the client, or nil with the error recorded.
+local function start_run(buf)
   local attached = vim.wait(20000, function()
     return #clients_of(buf) > 0
   end, 20)
@@ -244,6 +247,14 @@ local function run(buf)
   end
   vim.api.nvim_win_set_cursor(0, { test.line + 1, 0 })
   vim.lsp.codelens.run()
+  return client
+end
+
+local function run(buf)
+  local client = start_run(buf)
+  if client == nil then
+    return
+  end
   out.created = vim.wait(30000, function()
     return vim.uv.fs_stat(test.created) ~= nil
   end, 50)
@@ -258,6 +269,20 @@ local function run(buf)
     position = { line = test.line, character = 0 },
   }, buf)
   out.hover = hover and hover.result and hover.result.contents.value or vim.NIL
+end
+
+local function quit(buf)
+  if start_run(buf) == nil then
+    return
+  end
+  out.created = vim.wait(30000, function()
+    return vim.uv.fs_stat(test.created) ~= nil
+  end, 50)
+  out.children = {}
+  for _, pid in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do
+    local proc = vim.api.nvim_get_proc(pid)
+    table.insert(out.children, { pid = pid, name = proc and proc.name or vim.NIL })
+  end
 end
 
 -- loop ----------------------------------------------------------------------------------------------------------
@@ -321,9 +346,9 @@ local function loop(buf)
   wait_message('Undid ')
 end
 
-local scenarios = { quickfix = quickfix, nav = nav, run = run, loop = loop }
+local scenarios = { quickfix = quickfix, nav = nav, run = run, quit = quit, loop = loop }
 local ok, err = pcall(function()
-  if test.scenario == 'run' or test.scenario == 'loop' then
+  if test.scenario == 'run' or test.scenario == 'quit' or test.scenario == 'loop' then
     before_run()
   end
   vim.cmd('edit ' .. vim.fn.fnameescape(test.file))
