@@ -100,10 +100,10 @@ _RESERVED_WORDS = frozenset(
     {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "in", "select"}
     | {"function", "coproc", "time", "!", "[[", "]]"}
 )
-# Their first three characters (a word shorter than three: the word alone, or followed by a blank). `!` and a blank
-# are two characters: the filter tests a first character `!` on its own.
+# Their first three characters (a two-character word: the word alone, or followed by a blank). `!` followed by a
+# blank is only two characters, never a line's first three: the filter tests a first character `!` on its own.
 _RESERVED_STARTS = frozenset(w[:3] for w in _RESERVED_WORDS) | {
-    w + blank for w in _RESERVED_WORDS if len(w) < 3 for blank in BLANK_CHARS
+    w + blank for w in _RESERVED_WORDS if len(w) == 2 for blank in BLANK_CHARS
 }
 # A fast accept, not a lexer: words of plain characters (no `[`), single-quoted strings, double-quoted strings
 # holding no substitution but `$name`, and `$name`; simple redirections; `|`, `||`, `&&`, `;` between commands whose
