@@ -157,6 +157,21 @@ def test_empty_document() -> None:
 # Errors and warnings
 
 UNCLOSED = "Unclosed heredoc starting at line {}: expected '{}' but reached end of file"
+NO_COMMAND = "Heredoc '{}' has no command: write the command before '<<' on this line"
+INVALID_MARKER = "Invalid heredoc marker '{}': a marker is letters A-Z or a-z, digits and '_', optionally quoted"
+TWO_HEREDOCS = (
+    "Only one heredoc per command is supported, this line has 2 ('<<A', '<<B'); the body runs to the last marker 'B'"
+)
+NO_SPACE = "it needs a space before '<<'"
+FOLLOWED_BY = "it is followed by '{}', and only a redirection, a pipe, '&&', '||' or ';' may follow a marker"
+
+
+def possible_heredoc(marker: str, why: str) -> str:
+    return (
+        f"'<<{marker}' is not a heredoc opener ({why}), so line 3 ('{marker}') would run as a command: the script "
+        "does not run while this warning stands"
+    )
+
 
 DIAGNOSTICS = [
     (
@@ -182,46 +197,18 @@ DIAGNOSTICS = [
     (
         "heredoc_without_command",
         "<<EOF\nx\nEOF\necho\n",
-        [
-            (
-                "heredoc_without_command",
-                (0, 0, 0, 5),
-                "Heredoc '<<EOF' has no command: write the command before '<<' on this line",
-            )
-        ],
+        [("heredoc_without_command", (0, 0, 0, 5), NO_COMMAND.format("<<EOF"))],
     ),
     (
         "heredoc_without_command_indented_quoted",
         "  << 'EOF'\nEOF",
-        [
-            (
-                "heredoc_without_command",
-                (0, 2, 0, 10),
-                "Heredoc '<< 'EOF'' has no command: write the command before '<<' on this line",
-            )
-        ],
+        [("heredoc_without_command", (0, 2, 0, 10), NO_COMMAND.format("<< 'EOF'"))],
     ),
-    (
-        "invalid_marker",
-        "cmd <<ÉOF\nbody\nÉOF\necho",
-        [
-            (
-                "invalid_marker",
-                (0, 6, 0, 9),
-                "Invalid heredoc marker 'ÉOF': a marker is letters A-Z or a-z, digits and '_', optionally quoted",
-            )
-        ],
-    ),
+    ("invalid_marker", "cmd <<ÉOF\nbody\nÉOF\necho", [("invalid_marker", (0, 6, 0, 9), INVALID_MARKER.format("ÉOF"))]),
     (
         "invalid_marker_quoted_with_space",
         "cmd << 'A B'\nbody\nA B\necho",
-        [
-            (
-                "invalid_marker",
-                (0, 7, 0, 12),
-                "Invalid heredoc marker ''A B'': a marker is letters A-Z or a-z, digits and '_', optionally quoted",
-            )
-        ],
+        [("invalid_marker", (0, 7, 0, 12), INVALID_MARKER.format("'A B'"))],
     ),
     (
         "missing_marker",
@@ -233,42 +220,16 @@ DIAGNOSTICS = [
         "cmd <<-  \necho",
         [("invalid_marker", (0, 4, 0, 7), "Missing heredoc marker after '<<-'")],
     ),
-    (
-        "multiple_heredocs",
-        "cmd <<A <<B\nA\nB\necho\n",
-        [
-            (
-                "multiple_heredocs",
-                (0, 4, 0, 11),
-                "Only one heredoc per command is supported, this line has 2 ('<<A', '<<B'); "
-                "the body runs to the last marker 'B'",
-            )
-        ],
-    ),
+    ("multiple_heredocs", "cmd <<A <<B\nA\nB\necho\n", [("multiple_heredocs", (0, 4, 0, 11), TWO_HEREDOCS)]),
     (
         "possible_heredoc_no_space",
         "cmd<<EOF\nx\nEOF\n",
-        [
-            (
-                "possible_heredoc",
-                (0, 3, 0, 8),
-                "'<<EOF' is not a heredoc opener (it needs a space before '<<'), so line 3 ('EOF') would run as a "
-                "command: the script does not run while this warning stands",
-            )
-        ],
+        [("possible_heredoc", (0, 3, 0, 8), possible_heredoc("EOF", NO_SPACE))],
     ),
     (
         "possible_heredoc_word_after_marker",
         "cmd <<EOF extra\nx\n  EOF \n",
-        [
-            (
-                "possible_heredoc",
-                (0, 4, 0, 9),
-                "'<<EOF' is not a heredoc opener (it is followed by 'extra', and only a redirection, a pipe, "
-                "'&&', '||' or ';' may follow a marker), so line 3 ('EOF') would run as a command: the script does "
-                "not run while this warning stands",
-            )
-        ],
+        [("possible_heredoc", (0, 4, 0, 9), possible_heredoc("EOF", FOLLOWED_BY.format("extra")))],
     ),
     (
         "possible_heredoc_ignores_earlier_lines",
@@ -505,14 +466,7 @@ def test_diagnostics_sorted_by_position() -> None:
 
 
 def test_one_possible_heredoc_per_line() -> None:
-    assert diags("a<<X b<<Y\nY\nX") == [
-        (
-            "possible_heredoc",
-            (0, 1, 0, 4),
-            "'<<X' is not a heredoc opener (it needs a space before '<<'), so line 3 ('X') would run as a command: "
-            "the script does not run while this warning stands",
-        )
-    ]
+    assert diags("a<<X b<<Y\nY\nX") == [("possible_heredoc", (0, 1, 0, 4), possible_heredoc("X", NO_SPACE))]
 
 
 def test_multiple_heredocs_message_is_capped() -> None:
@@ -618,40 +572,21 @@ NOT_OPENERS = [
         "word_after_marker",
         "echo a <<EOF extra\nx\nEOF\n",
         (0, 7, 0, 12),
-        "'<<EOF' is not a heredoc opener (it is followed by 'extra', and only a redirection, a pipe, '&&', '||' or "
-        "';' may follow a marker), so line 3 ('EOF') would run as a command: the script does not run while this "
-        "warning stands",
+        possible_heredoc("EOF", FOLLOWED_BY.format("extra")),
     ),
-    (
-        "background",
-        "cmd <<EOF &\nx\nEOF\n",
-        (0, 4, 0, 9),
-        "'<<EOF' is not a heredoc opener (it is followed by '&', and only a redirection, a pipe, '&&', '||' or ';' "
-        "may follow a marker), so line 3 ('EOF') would run as a command: the script does not run while this warning "
-        "stands",
-    ),
-    (
-        "shell_comment",
-        "cmd <<EOF # note\nx\nEOF\n",
-        (0, 4, 0, 9),
-        "'<<EOF' is not a heredoc opener (it is followed by '#', and only a redirection, a pipe, '&&', '||' or ';' "
-        "may follow a marker), so line 3 ('EOF') would run as a command: the script does not run while this warning "
-        "stands",
-    ),
+    ("background", "cmd <<EOF &\nx\nEOF\n", (0, 4, 0, 9), possible_heredoc("EOF", FOLLOWED_BY.format("&"))),
+    ("shell_comment", "cmd <<EOF # note\nx\nEOF\n", (0, 4, 0, 9), possible_heredoc("EOF", FOLLOWED_BY.format("#"))),
     (
         "glued_list_operator",
         "cat <<EOF; echo ok\nx\nEOF\n",
         (0, 4, 0, 9),
-        "'<<EOF' is not a heredoc opener (the marker is glued to ';': put a blank between them), so line 3 ('EOF') "
-        "would run as a command: the script does not run while this warning stands",
+        possible_heredoc("EOF", "the marker is glued to ';': put a blank between them"),
     ),
     (
         "non_ascii_crlf",
         "écho ü <<FIN après\r\nx\r\nFIN\r\n",
         (0, 7, 0, 12),
-        "'<<FIN' is not a heredoc opener (it is followed by 'après', and only a redirection, a pipe, '&&', '||' or "
-        "';' may follow a marker), so line 3 ('FIN') would run as a command: the script does not run while this "
-        "warning stands",
+        possible_heredoc("FIN", FOLLOWED_BY.format("après")),
     ),
 ]
 
@@ -663,29 +598,11 @@ def test_word_after_marker_makes_a_plain_command(text: str, span: tuple[int, int
 
 
 TAIL_ERRORS = [
-    (
-        "second_opener_in_tail",
-        "cat <<A > f <<B\nb\nB\necho",
-        [
-            (
-                "multiple_heredocs",
-                (0, 4, 0, 15),
-                "Only one heredoc per command is supported, this line has 2 ('<<A', '<<B'); the body runs to the "
-                "last marker 'B'",
-            )
-        ],
-    ),
+    ("second_opener_in_tail", "cat <<A > f <<B\nb\nB\necho", [("multiple_heredocs", (0, 4, 0, 15), TWO_HEREDOCS)]),
     (
         "second_opener_after_pipe",
         "cat <<A | tee <<'B'\nb\nB\necho",
-        [
-            (
-                "multiple_heredocs",
-                (0, 4, 0, 19),
-                "Only one heredoc per command is supported, this line has 2 ('<<A', '<<B'); the body runs to the "
-                "last marker 'B'",
-            )
-        ],
+        [("multiple_heredocs", (0, 4, 0, 19), TWO_HEREDOCS)],
     ),
     (
         "marker_glued_to_redirection",
@@ -702,24 +619,12 @@ TAIL_ERRORS = [
     (
         "invalid_marker_before_tail",
         "cmd <<ÉOF > out\nx\nÉOF\necho",
-        [
-            (
-                "invalid_marker",
-                (0, 6, 0, 9),
-                "Invalid heredoc marker 'ÉOF': a marker is letters A-Z or a-z, digits and '_', optionally quoted",
-            )
-        ],
+        [("invalid_marker", (0, 6, 0, 9), INVALID_MARKER.format("ÉOF"))],
     ),
     (
         "no_command_before_tail",
         "<<EOF > out\r\nx\r\nEOF\r\necho",
-        [
-            (
-                "heredoc_without_command",
-                (0, 0, 0, 5),
-                "Heredoc '<<EOF > out' has no command: write the command before '<<' on this line",
-            )
-        ],
+        [("heredoc_without_command", (0, 0, 0, 5), NO_COMMAND.format("<<EOF > out"))],
     ),
 ]
 
