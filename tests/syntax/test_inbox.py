@@ -338,6 +338,11 @@ def test_inline_content_with_bad_attr_reports_both() -> None:
 # --- §4.3 closers and unclosed blocks -------------------------------------------------------------------------------
 
 
+def missing_closer(name: str, path: str | None = None) -> str:
+    about = "" if path is None else f" for '{path}'"
+    return f"{name}{about} missing closing tag: add [/{name}] on a line of its own"
+
+
 def test_closer_is_the_first_trimmed_exact_line() -> None:
     lines = ["[MESSAGE]", "[/MESSAGE] not yet", "[/message]", " \t[/MESSAGE]\t ", "after", "[/MESSAGE]"]
     reply = parse_inbox(lines)
@@ -367,11 +372,7 @@ def test_unclosed_consumes_the_rest_and_never_rescans_it() -> None:
     assert command.body == "\n".join(lines[2:])
     assert (command.end_line, command.body_lines, command.close_line, command.close_span) == (8, (2, 9), None, None)
     assert diags(reply) == [
-        (
-            "unclosed",
-            "CREATE_FILE for 'notes.md' missing closing tag: add [/CREATE_FILE] on a line of its own",
-            Span.at(1, 1, 12),
-        ),
+        ("unclosed", missing_closer("CREATE_FILE", "notes.md"), Span.at(1, 1, 12)),
         ("nested_tag", "[DELETE_FILE inside the CREATE_FILE body is body text, not a command", Span.at(3, 0, 12)),
         ("nested_tag", "[RUN_COMMAND inside the CREATE_FILE body is body text, not a command", Span.at(4, 0, 12)),
         ("nested_tag", "[DONE inside the CREATE_FILE body is body text, not a command", Span.at(7, 0, 5)),
@@ -387,31 +388,16 @@ def test_unclosed_consumes_the_rest_and_never_rescans_it() -> None:
 @pytest.mark.parametrize(
     ("lines", "message", "span", "insert_line"),
     [
-        (
-            ["[RUN_COMMAND]", "ls"],
-            "RUN_COMMAND missing closing tag: add [/RUN_COMMAND] on a line of its own",
-            Span.at(0, 1, 12),
-            2,
-        ),
-        (["[DONE]"], "DONE missing closing tag: add [/DONE] on a line of its own", Span.at(0, 1, 5), 1),
-        (
-            ["[DONE /]"],
-            "DONE missing closing tag: add [/DONE] on a line of its own",
-            Span.at(0, 1, 5),
-            1,
-        ),  # "/" does not make a block self-closing
+        (["[RUN_COMMAND]", "ls"], missing_closer("RUN_COMMAND"), Span.at(0, 1, 12), 2),
+        (["[DONE]"], missing_closer("DONE"), Span.at(0, 1, 5), 1),
+        (["[DONE /]"], missing_closer("DONE"), Span.at(0, 1, 5), 1),  # "/" does not make a block self-closing
         (
             ['  [EDIT_FILE path="é😀.py" start_line="1" end_line="1"]', "x", "", "[/CREATE_FILE]"],
-            "EDIT_FILE for 'é😀.py' missing closing tag: add [/EDIT_FILE] on a line of its own",
+            missing_closer("EDIT_FILE", "é😀.py"),
             Span.at(0, 3, 12),
             3,
         ),
-        (
-            ['[CREATE_FILE path="a\\tb"]'],
-            "CREATE_FILE for 'a\\tb' missing closing tag: add [/CREATE_FILE] on a line of its own",
-            Span.at(0, 1, 12),
-            1,
-        ),
+        (['[CREATE_FILE path="a\\tb"]'], missing_closer("CREATE_FILE", "a\\tb"), Span.at(0, 1, 12), 1),
     ],
 )
 def test_unclosed_message(lines: list[str], message: str, span: Span, insert_line: int) -> None:
@@ -427,7 +413,7 @@ def test_unclosed_with_attribute_errors_still_consumes_its_body() -> None:
     reply = parse_inbox(lines)
     assert [c.name for c in reply.commands] == ["CREATE_FILE"]
     assert codes(reply) == ["unclosed", "bad_attr", "nested_tag"]
-    assert reply.diagnostics[0].message == "CREATE_FILE missing closing tag: add [/CREATE_FILE] on a line of its own"
+    assert reply.diagnostics[0].message == missing_closer("CREATE_FILE")
 
 
 def test_opener_with_errors_consumes_its_closed_body() -> None:
@@ -582,16 +568,13 @@ def test_empty_message_and_done_are_fine() -> None:
 
 # --- §4.6 paths -----------------------------------------------------------------------------------------------------
 
+CLIMBS = "Path '{}' is outside workspace: '..' climbs above the workspace root"
+
 
 @pytest.mark.parametrize(
     ("path", "code", "message", "data"),
     [
-        (
-            "../x",
-            "path_outside_workspace",
-            "Path '../x' is outside workspace: '..' climbs above the workspace root",
-            {"path": "../x", "suggestion": "x"},
-        ),
+        ("../x", "path_outside_workspace", CLIMBS.format("../x"), {"path": "../x", "suggestion": "x"}),
         (
             "/etc/passwd",
             "path_outside_workspace",
@@ -610,16 +593,11 @@ def test_empty_message_and_done_are_fine() -> None:
             "Path '~/x' is outside workspace: '~' (home directory) is not allowed",
             {"path": "~/x", "suggestion": "x"},
         ),
-        (
-            "a/../../b",
-            "path_outside_workspace",
-            "Path 'a/../../b' is outside workspace: '..' climbs above the workspace root",
-            {"path": "a/../../b", "suggestion": "b"},
-        ),
+        ("a/../../b", "path_outside_workspace", CLIMBS.format("a/../../b"), {"path": "a/../../b", "suggestion": "b"}),
         (
             "a\\\\..\\\\..\\\\b",
             "path_outside_workspace",
-            "Path 'a\\..\\..\\b' is outside workspace: '..' climbs above the workspace root",
+            CLIMBS.format("a\\..\\..\\b"),
             {"path": "a\\..\\..\\b", "suggestion": "b"},
         ),
         ("", "invalid_path", "Path is empty", {"path": ""}),
@@ -655,13 +633,7 @@ def test_path_problem_on_non_ascii_line() -> None:
     assert reply.commands == ()
     line = '[READ_FILE note="é😀" path="😀/../../x"]'
     reply = parse_inbox([line])
-    assert diags(reply) == [
-        (
-            "path_outside_workspace",
-            "Path '😀/../../x' is outside workspace: '..' climbs above the workspace root",
-            Span.at(0, 26, 37),
-        )
-    ]
+    assert diags(reply) == [("path_outside_workspace", CLIMBS.format("😀/../../x"), Span.at(0, 26, 37))]
 
 
 # --- §4.7 warnings --------------------------------------------------------------------------------------------------
