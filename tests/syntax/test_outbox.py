@@ -35,6 +35,16 @@ def diags(outbox: Outbox) -> list[tuple[str, str, Span]]:
     return [(d.code, d.message, d.span) for d in outbox.diagnostics]
 
 
+def content_of(marker: str, section: str, why: str) -> str:
+    return f"'{marker}' here is content of '=== {section} ===', not a section marker ({why})"
+
+
+MISSING = "Missing section '=== {} ===' (expected after '=== {} ===')"
+BAD_SESSION = "Session must be 8 hexadecimal digits, got '{}'"
+BAD_SEQUENCE = "Sequence must be a whole number of at least 1, got '{}'"
+ONLY_LINE_1 = "'=== HEADER ===' starts a section only on line 1"
+
+
 def test_seed_outbox() -> None:
     outbox = parse_outbox(split_lines(SEED))
     assert outbox.diagnostics == ()
@@ -80,7 +90,7 @@ def test_prompt_is_the_last_marker_after_context() -> None:
     assert outbox.sections["PROMPT"].text == "go"
     assert outbox.sections["CONTEXT"].text == "\n".join(context)
     why = "only the last '=== PROMPT ===' after '=== CONTEXT ===' starts the prompt"
-    message = f"'=== PROMPT ===' here is content of '=== CONTEXT ===', not a section marker ({why})"
+    message = content_of("=== PROMPT ===", "CONTEXT", why)
     assert diags(outbox) == [
         ("ambiguous_section_marker", message, Span.at(8, 0, 14)),
         ("ambiguous_section_marker", message, Span.at(10, 0, 14)),
@@ -112,22 +122,9 @@ def test_protocol_and_context_are_the_first_marker_after_the_previous_section() 
     assert outbox.sections["CONTEXT"].text == "=== CONTEXT ===\n=== HEADER ==="
     order = "sections come in the order HEADER, PROTOCOL, CONTEXT, PROMPT"
     assert diags(outbox) == [
-        (
-            "ambiguous_section_marker",
-            f"'=== PROTOCOL ===' here is content of '=== PROTOCOL ===', not a section marker ({order})",
-            Span.at(5, 0, 16),
-        ),
-        (
-            "ambiguous_section_marker",
-            f"'=== CONTEXT ===' here is content of '=== CONTEXT ===', not a section marker ({order})",
-            Span.at(7, 0, 15),
-        ),
-        (
-            "ambiguous_section_marker",
-            "'=== HEADER ===' here is content of '=== CONTEXT ===', not a section marker "
-            "('=== HEADER ===' starts a section only on line 1)",
-            Span.at(8, 0, 14),
-        ),
+        ("ambiguous_section_marker", content_of("=== PROTOCOL ===", "PROTOCOL", order), Span.at(5, 0, 16)),
+        ("ambiguous_section_marker", content_of("=== CONTEXT ===", "CONTEXT", order), Span.at(7, 0, 15)),
+        ("ambiguous_section_marker", content_of("=== HEADER ===", "CONTEXT", ONLY_LINE_1), Span.at(8, 0, 14)),
     ]
 
 
@@ -145,14 +142,8 @@ def test_inexact_marker_is_content_with_a_warning(line: str, cols: tuple[int, in
     lines = outbox_lines(header=["Session: a1b2c3d4", "Sequence: 2", "Task: t", "Note: x", line])
     outbox = parse_outbox(lines)
     looks = line.strip(" \t\f")
-    assert diags(outbox) == [
-        (
-            "ambiguous_section_marker",
-            f"'{looks}' here is content of '=== HEADER ===', not a section marker "
-            "(a marker must be the whole line, exactly)",
-            Span.at(5, *cols),
-        )
-    ]
+    why = "a marker must be the whole line, exactly"
+    assert diags(outbox) == [("ambiguous_section_marker", content_of(looks, "HEADER", why), Span.at(5, *cols))]
     assert list(outbox.sections) == ["HEADER", "PROTOCOL", "CONTEXT", "PROMPT"]
     assert outbox.header is not None and outbox.header.fields[3].value == f"x\n{line}".rstrip(" \t")
 
@@ -168,17 +159,9 @@ def test_empty_document() -> None:
     assert outbox.header is None
     assert diags(outbox) == [
         ("missing_section", "Missing section '=== HEADER ===' (it must be the first line)", Span(0, 0, 0, 0)),
-        (
-            "missing_section",
-            "Missing section '=== PROTOCOL ===' (expected after '=== HEADER ===')",
-            Span(0, 0, 0, 0),
-        ),
-        (
-            "missing_section",
-            "Missing section '=== CONTEXT ===' (expected after '=== PROTOCOL ===')",
-            Span(0, 0, 0, 0),
-        ),
-        ("missing_section", "Missing section '=== PROMPT ===' (expected after '=== CONTEXT ===')", Span(0, 0, 0, 0)),
+        ("missing_section", MISSING.format("PROTOCOL", "HEADER"), Span(0, 0, 0, 0)),
+        ("missing_section", MISSING.format("CONTEXT", "PROTOCOL"), Span(0, 0, 0, 0)),
+        ("missing_section", MISSING.format("PROMPT", "CONTEXT"), Span(0, 0, 0, 0)),
     ]
     assert [d.data for d in outbox.diagnostics] == [
         {"section": name, "marker": f"=== {name} ===", "insert_line": 0}
@@ -196,8 +179,7 @@ def test_header_not_on_line_one() -> None:
         ("missing_section", "Missing section '=== HEADER ===' (it must be the first line)", Span.at(0, 0, 0)),
         (
             "ambiguous_section_marker",
-            "'=== HEADER ===' here is content before any section, not a section marker "
-            "('=== HEADER ===' starts a section only on line 1)",
+            f"'=== HEADER ===' here is content before any section, not a section marker ({ONLY_LINE_1})",
             Span.at(1, 0, 14),
         ),
     ]
@@ -206,9 +188,9 @@ def test_header_not_on_line_one() -> None:
 @pytest.mark.parametrize(
     ("drop", "message", "line", "insert_line"),
     [
-        ("=== PROTOCOL ===", "Missing section '=== PROTOCOL ===' (expected after '=== HEADER ===')", 5, 5),
-        ("=== CONTEXT ===", "Missing section '=== CONTEXT ===' (expected after '=== PROTOCOL ===')", 7, 7),
-        ("=== PROMPT ===", "Missing section '=== PROMPT ===' (expected after '=== CONTEXT ===')", 8, 9),
+        ("=== PROTOCOL ===", MISSING.format("PROTOCOL", "HEADER"), 5, 5),
+        ("=== CONTEXT ===", MISSING.format("CONTEXT", "PROTOCOL"), 7, 7),
+        ("=== PROMPT ===", MISSING.format("PROMPT", "CONTEXT"), 8, 9),
     ],
 )
 def test_missing_section(drop: str, message: str, line: int, insert_line: int) -> None:
@@ -280,41 +262,32 @@ def test_task_on_following_lines() -> None:
     [
         (
             ["Session: a1b2c3d", "Sequence: 1", "Task: t"],
-            [("bad_header", "Session must be 8 hexadecimal digits, got 'a1b2c3d'", Span.at(1, 9, 16))],
+            [("bad_header", BAD_SESSION.format("a1b2c3d"), Span.at(1, 9, 16))],
         ),
         (
             ["Session: a1b2c3d4e", "Sequence: 1", "Task: t"],
-            [("bad_header", "Session must be 8 hexadecimal digits, got 'a1b2c3d4e'", Span.at(1, 9, 18))],
+            [("bad_header", BAD_SESSION.format("a1b2c3d4e"), Span.at(1, 9, 18))],
         ),
         (
             ["Session: é😀b2c3d4", "Sequence: 1", "Task: t"],
-            [("bad_header", "Session must be 8 hexadecimal digits, got 'é😀b2c3d4'", Span.at(1, 9, 17))],
+            [("bad_header", BAD_SESSION.format("é😀b2c3d4"), Span.at(1, 9, 17))],
         ),
-        (
-            ["Session:", "Sequence: 1", "Task: t"],
-            [("bad_header", "Session must be 8 hexadecimal digits, got ''", Span.at(1, 0, 7))],
-        ),
+        (["Session:", "Sequence: 1", "Task: t"], [("bad_header", BAD_SESSION.format(""), Span.at(1, 0, 7))]),
         (
             ["Session: a1b2c3d4", "Sequence: 0", "Task: t"],
-            [("bad_header", "Sequence must be a whole number of at least 1, got '0'", Span.at(2, 10, 11))],
+            [("bad_header", BAD_SEQUENCE.format("0"), Span.at(2, 10, 11))],
         ),
         (
             ["Session: a1b2c3d4", "Sequence: -3", "Task: t"],
-            [("bad_header", "Sequence must be a whole number of at least 1, got '-3'", Span.at(2, 10, 12))],
+            [("bad_header", BAD_SEQUENCE.format("-3"), Span.at(2, 10, 12))],
         ),
         (
             ["Session: a1b2c3d4", "Sequence:  1.0 ", "Task: t"],
-            [("bad_header", "Sequence must be a whole number of at least 1, got '1.0'", Span.at(2, 11, 14))],
+            [("bad_header", BAD_SEQUENCE.format("1.0"), Span.at(2, 11, 14))],
         ),
         (
             ["Session: a1b2c3d4", "Sequence: " + "1" * 5000, "Task: t"],
-            [
-                (
-                    "bad_header",
-                    f"Sequence must be a whole number of at least 1, got '{'1' * 5000}'",
-                    Span.at(2, 10, 5010),
-                )
-            ],
+            [("bad_header", BAD_SEQUENCE.format("1" * 5000), Span.at(2, 10, 5010))],
         ),
         (
             ["Session: a1b2c3d4", "Sequence: 1", "Task:  "],
@@ -322,7 +295,7 @@ def test_task_on_following_lines() -> None:
         ),
         (
             ["Session: a1b2c3d4", "more", "Sequence: 1", "Task: t"],
-            [("bad_header", "Session must be 8 hexadecimal digits, got 'a1b2c3d4\nmore'", Span(1, 9, 2, 4))],
+            [("bad_header", BAD_SESSION.format("a1b2c3d4\nmore"), Span(1, 9, 2, 4))],
         ),
         (
             ["hello", "Session: a1b2c3d4", "Sequence: 1", "Task: t"],
