@@ -231,32 +231,21 @@ def test_plain_style_uuid_line_is_mixed() -> None:
 # Multi-mode diagnostics
 
 EXPECTED = "Expected one of: TITLE, DESCRIPTION, TECH_SPECS"
+CONTENT_FIRST = "Content before first parameter delimiter: start the body with a ---NAME--- line"
+COLLISION = (
+    "Indented '{}' is content, not a delimiter; it collides with parameter '{}' (switch to UUID-prefixed delimiters "
+    "or rephrase)"
+)
+TERMINATOR = "Line '{}' is the heredoc terminator of '{}': it would end the heredoc early when run from a shell"
 
 MULTI = [
     (
         "content_before_delimiter",
         "\n  intro\nmore  \n\n---TITLE---\nt\n---DESCRIPTION---\nd",
         TASK,
-        [
-            (
-                "content_before_delimiter",
-                (1, 2, 2, 4),
-                "Content before first parameter delimiter: start the body with a ---NAME--- line",
-            )
-        ],
+        [("content_before_delimiter", (1, 2, 2, 4), CONTENT_FIRST)],
     ),
-    (
-        "no_delimiter_at_all",
-        "just text",
-        None,
-        [
-            (
-                "content_before_delimiter",
-                (0, 0, 0, 9),
-                "Content before first parameter delimiter: start the body with a ---NAME--- line",
-            )
-        ],
-    ),
+    ("no_delimiter_at_all", "just text", None, [("content_before_delimiter", (0, 0, 0, 9), CONTENT_FIRST)]),
     (
         "unknown",
         "---TITLE---\nt\n---DESCRIPTION---\nd\n---NOTES---\nn",
@@ -307,14 +296,7 @@ MULTI = [
         "collision_indented",
         "---TITLE---\nt\n---DESCRIPTION---\n  ---TITLE---  \nd",
         TASK,
-        [
-            (
-                "collision",
-                (3, 2, 3, 13),
-                "Indented '---TITLE---' is content, not a delimiter; it collides with parameter 'TITLE' "
-                "(switch to UUID-prefixed delimiters or rephrase)",
-            )
-        ],
+        [("collision", (3, 2, 3, 13), COLLISION.format("---TITLE---", "TITLE"))],
     ),
     (
         "indented_unknown_name_is_plain_content",
@@ -332,27 +314,13 @@ MULTI = [
         "indented_uuid_collision",
         f"---(UUID:{UUID})TITLE---\n t\n ---(UUID:{UUID})DESCRIPTION---\n---(UUID:{UUID})DESCRIPTION---\nd",
         TASK,
-        [
-            (
-                "collision",
-                (2, 1, 2, 33),
-                f"Indented '---(UUID:{UUID})DESCRIPTION---' is content, not a delimiter; it collides with "
-                "parameter 'DESCRIPTION' (switch to UUID-prefixed delimiters or rephrase)",
-            )
-        ],
+        [("collision", (2, 1, 2, 33), COLLISION.format(f"---(UUID:{UUID})DESCRIPTION---", "DESCRIPTION"))],
     ),
     (
         "terminator_collision",
         "---TITLE---\nt\n  PARAMS_END\n---DESCRIPTION---\nd",
         TASK,
-        [
-            (
-                "terminator_collision",
-                (2, 2, 2, 12),
-                "Line 'PARAMS_END' is the heredoc terminator of 'chatroom task-started': it would end the heredoc "
-                "early when run from a shell",
-            )
-        ],
+        [("terminator_collision", (2, 2, 2, 12), TERMINATOR.format("PARAMS_END", "chatroom task-started"))],
     ),
     (
         "terminator_inside_line_is_fine",
@@ -451,14 +419,7 @@ EMPTY_MESSAGE = "Parameter 'MESSAGE' is empty. Each parameter must have content.
         (
             "hi\nCHATROOM_HANDOFF_END\n",
             "hi\nCHATROOM_HANDOFF_END",
-            [
-                (
-                    "terminator_collision",
-                    (1, 0, 1, 20),
-                    "Line 'CHATROOM_HANDOFF_END' is the heredoc terminator of 'chatroom handoff': it would end the "
-                    "heredoc early when run from a shell",
-                )
-            ],
+            [("terminator_collision", (1, 0, 1, 20), TERMINATOR.format("CHATROOM_HANDOFF_END", "chatroom handoff"))],
         ),
     ],
 )
