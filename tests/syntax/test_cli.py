@@ -647,67 +647,31 @@ def test_arca_hint_for_an_opener_with_a_tail() -> None:
 # docs/formats.md lint warnings: `no_effect` (a line that only changes the shell's own state) and `line_continuation`.
 
 
-def _no_effect(shown: str, what: str, example: str) -> str:
+def _no_effect(shown: str, what: str, joiner: str = " && ") -> str:
     return (
         f"'{shown}' has no effect: every line runs in a shell of its own, so {what} does not carry over to the next "
-        f"lines; put it on the line of the command that needs it ('{example}')"
+        f"lines; put it on the line of the command that needs it ('{shown}{joiner}<command>')"
     )
 
 
 NO_EFFECT = [
-    ("cd", "cd /tmp\n", (0, 0, 0, 7), "cd", _no_effect("cd /tmp", "the change of directory", "cd /tmp && <command>")),
-    (
-        "cd_indented_alone",
-        "  cd  \n",
-        (0, 2, 0, 4),
-        "cd",
-        _no_effect("cd", "the change of directory", "cd && <command>"),
-    ),
-    (
-        "export",
-        "export X=1\n",
-        (0, 0, 0, 10),
-        "export",
-        _no_effect("export X=1", "the variable", "export X=1 && <command>"),
-    ),
-    ("assignment", "X=1\n", (0, 0, 0, 3), "assignment", _no_effect("X=1", "the variable", "X=1 <command>")),
+    ("cd", "cd /tmp\n", (0, 0, 0, 7), "cd", _no_effect("cd /tmp", "the change of directory")),
+    ("cd_indented_alone", "  cd  \n", (0, 2, 0, 4), "cd", _no_effect("cd", "the change of directory")),
+    ("export", "export X=1\n", (0, 0, 0, 10), "export", _no_effect("export X=1", "the variable")),
+    ("assignment", "X=1\n", (0, 0, 0, 3), "assignment", _no_effect("X=1", "the variable", " ")),
     (
         "assignments_quoted",
         'X=1 Y="a b"\n',
         (0, 0, 0, 11),
         "assignment",
-        _no_effect('X=1 Y="a b"', "the variable", 'X=1 Y="a b" <command>'),
+        _no_effect('X=1 Y="a b"', "the variable", " "),
     ),
-    ("set_e", "set -e\n", (0, 0, 0, 6), "set", _no_effect("set -e", "the shell option", "set -e && <command>")),
-    (
-        "alias",
-        "alias ll='ls -l'\n",
-        (0, 0, 0, 16),
-        "alias",
-        _no_effect("alias ll='ls -l'", "the alias", "alias ll='ls -l' && <command>"),
-    ),
-    (
-        "source",
-        "source ./env.sh\n",
-        (0, 0, 0, 15),
-        "source",
-        _no_effect("source ./env.sh", "what it defines", "source ./env.sh && <command>"),
-    ),
-    ("dot", ". ./env.sh\n", (0, 0, 0, 10), ".", _no_effect(". ./env.sh", "what it defines", ". ./env.sh && <command>")),
-    (
-        "non_ascii_crlf",
-        "cd ü\r\necho\r\n",
-        (0, 0, 0, 4),
-        "cd",
-        _no_effect("cd ü", "the change of directory", "cd ü && <command>"),
-    ),
-    (
-        "lone_cr",
-        "echo\r\tcd d\r",
-        (1, 1, 1, 5),
-        "cd",
-        _no_effect("cd d", "the change of directory", "cd d && <command>"),
-    ),
+    ("set_e", "set -e\n", (0, 0, 0, 6), "set", _no_effect("set -e", "the shell option")),
+    ("alias", "alias ll='ls -l'\n", (0, 0, 0, 16), "alias", _no_effect("alias ll='ls -l'", "the alias")),
+    ("source", "source ./env.sh\n", (0, 0, 0, 15), "source", _no_effect("source ./env.sh", "what it defines")),
+    ("dot", ". ./env.sh\n", (0, 0, 0, 10), ".", _no_effect(". ./env.sh", "what it defines")),
+    ("non_ascii_crlf", "cd ü\r\necho\r\n", (0, 0, 0, 4), "cd", _no_effect("cd ü", "the change of directory")),
+    ("lone_cr", "echo\r\tcd d\r", (1, 1, 1, 5), "cd", _no_effect("cd d", "the change of directory")),
 ]
 
 
