@@ -15,6 +15,27 @@ from heredoc_lsp.syntax.protected import (
 PYPROJECT = '[project]\nname = "x"\n\n[tool.heredoc-lsp]\ncompat = "arca-cli"\n\n[tool.ruff]\nline-length = 100\n'
 
 
+# Names that are a protected one on some file system: HFS+ drops these code points (macOS), NTFS reads a stream
+# suffix and an 8.3 short name as the folder itself (Windows).
+LOOK_ALIKES = [
+    *(f".g{c}it/hooks/pre-commit" for c in ("\u200c", "\u200d", "\u200e", "\u200f", "\u202a", "\u206f", "\ufeff")),
+    ".git\u200c/hooks/pre-commit",
+    "\ufeff.git/config",
+    "sub/.e\u200dnvrc",
+    "in\u200cbox/x.txt",
+    "GIT~1/hooks/pre-commit",
+    "git~2/config",
+    ".git::$INDEX_ALLOCATION/hooks/pre-commit",
+    ".git:$DATA",
+    "VSCODE~1/tasks.json",
+    "ENVRC~1",
+    "HEREDO~1.TOM",
+    "SESSIO~1/a.json",
+    ".git./hooks/x",
+    ".git /hooks/x",
+]
+
+
 @pytest.mark.parametrize(
     "path",
     [
@@ -38,38 +59,10 @@ PYPROJECT = '[project]\nname = "x"\n\n[tool.heredoc-lsp]\ncompat = "arca-cli"\n\
         "INBOX/x.txt",
         "Heredoc-LSP.toml",
         ".VSCode/settings.json",
+        *LOOK_ALIKES,
     ],
 )
-def test_protected_names(path: str) -> None:
-    found = check_protected(path, None, "x")
-    assert found is not None and found.path == path
-    assert found.message.startswith(f"Path '{path}' is protected: ")
-    assert protected_reason(path) is not None
-
-
-# Names that are a protected one on some file system: HFS+ drops these code points (macOS), NTFS reads a stream
-# suffix and an 8.3 short name as the folder itself (Windows).
-LOOK_ALIKES = [
-    *(f".g{c}it/hooks/pre-commit" for c in ("\u200c", "\u200d", "\u200e", "\u200f", "\u202a", "\u206f", "\ufeff")),
-    ".git\u200c/hooks/pre-commit",
-    "\ufeff.git/config",
-    "sub/.e\u200dnvrc",
-    "in\u200cbox/x.txt",
-    "GIT~1/hooks/pre-commit",
-    "git~2/config",
-    ".git::$INDEX_ALLOCATION/hooks/pre-commit",
-    ".git:$DATA",
-    "VSCODE~1/tasks.json",
-    "ENVRC~1",
-    "HEREDO~1.TOM",
-    "SESSIO~1/a.json",
-    ".git./hooks/x",
-    ".git /hooks/x",
-]
-
-
-@pytest.mark.parametrize("path", LOOK_ALIKES)
-def test_look_alike_names_are_protected(path: str) -> None:
+def test_protected_names_and_look_alikes(path: str) -> None:
     found = check_protected(path, None, "x")
     assert found is not None and found.path == path
     assert found.message.startswith(f"Path '{path}' is protected: ")
