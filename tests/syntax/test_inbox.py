@@ -431,6 +431,7 @@ def test_opener_with_errors_consumes_its_closed_body() -> None:
 @pytest.mark.parametrize(
     ("text", "body"),
     [
+        # A CREATE_FILE body is verbatim.
         ('[CREATE_FILE path="a"]\r\nx\r\n  y \r\n[/CREATE_FILE]\r\n', "x\n  y "),
         ('[CREATE_FILE path="a"]\rx\r\ry\r[/CREATE_FILE]', "x\n\ny"),
         ('[CREATE_FILE path="a"]\n\n x\n\n[/CREATE_FILE]', "\n x\n"),  # verbatim: blank lines kept
@@ -440,17 +441,7 @@ def test_opener_with_errors_consumes_its_closed_body() -> None:
         ('[CREATE_FILE path="a"]\nlast\n[/CREATE_FILE]', "last"),  # no final newline added
         ('[CREATE_FILE path="a"]\n\tTab\u00a0\n[/CREATE_FILE]', "\tTab\u00a0"),
         ('[CREATE_FILE path="a"]\na\x0bb\x0cc\x1cd\u2028e\n[/CREATE_FILE]', "a\x0bb\x0cc\x1cd\u2028e"),
-    ],
-)
-def test_create_file_body_is_verbatim(text: str, body: str) -> None:
-    reply = parse_inbox(split_lines(text))
-    assert reply.diagnostics == ()
-    assert [c.body for c in reply.commands] == [body]
-
-
-@pytest.mark.parametrize(
-    ("text", "body"),
-    [
+        # Text bodies (RUN_COMMAND, MESSAGE, DONE) are trimmed.
         ("[RUN_COMMAND]\n  ls -la  \n[/RUN_COMMAND]", "ls -la"),
         ("[RUN_COMMAND]\r\n\r\n\t make \\\r\n   all\r\n\r\n[/RUN_COMMAND]", "make \\\n   all"),
         ("[MESSAGE]\n\n  Hello\n\n  world  \n \n[/MESSAGE]", "Hello\n\n  world"),
@@ -459,7 +450,7 @@ def test_create_file_body_is_verbatim(text: str, body: str) -> None:
         ("[MESSAGE]\n\f\v \t\n[/MESSAGE]", ""),
     ],
 )
-def test_text_bodies_are_trimmed(text: str, body: str) -> None:
+def test_create_file_body_is_verbatim_and_text_bodies_are_trimmed(text: str, body: str) -> None:
     reply = parse_inbox(split_lines(text))
     assert reply.diagnostics == ()
     assert [c.body for c in reply.commands] == [body]
