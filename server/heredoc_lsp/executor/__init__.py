@@ -39,8 +39,9 @@ scanning).
 
 Choices the rules leave open (docs/decisions.md):
 
-- A reply whose commands fail still *completes* (``run.completed``, exit 0): FAILED results are what the LLM
-  gets back. A script run with a failing command *fails* (``command_failed``, exit 1), also with ``keep_going``.
+- A reply whose commands fail still *completes* (``run.completed`` with ``failed``, exit 1): FAILED results are
+  what the LLM gets back. A script run with a failing command *fails* (``command_failed``, exit 1), also with
+  ``keep_going``.
 - A question that times out, or whose input is closed, cancels the run (``run.cancelled`` with the reason); a
   "no" to the confirmation cancels it with reason ``not confirmed``.
 - The command line exits 130 (SIGINT) or 143 (SIGTERM) when a signal cancelled the run; the run is cancelled
