@@ -18,21 +18,10 @@ import sys
 import time
 from pathlib import Path
 
+from workload_files import WORKLOADS, workload
+
 ROOT = Path(__file__).resolve().parent.parent
-WORKLOADS = ROOT / "bench" / "workloads"
 RESULTS = ROOT / "bench" / "results" / "check.md"
-GENERATOR = Path(os.environ.get("GEN_WORKLOADS", "/work/shared/tools/gen_workloads.py"))
-
-
-def workload(lines: int) -> tuple[Path, Path]:
-    name = f"w{lines // 1000}k" if lines % 1000 == 0 else f"w{lines}"
-    cli, sh = WORKLOADS / f"{name}.cli", WORKLOADS / f"{name}.sh"
-    if not (cli.exists() and sh.exists()):
-        if not GENERATOR.exists():
-            sys.exit(f"bench_check: workload generator not found: {GENERATOR} (set GEN_WORKLOADS)")
-        subprocess.run([sys.executable, str(GENERATOR), "--out", str(WORKLOADS), "--lines", str(lines)], check=True)
-    return cli, sh
-
 
 # Installed packages have their .pyc files; an environment that forbids writing them would time the compiler.
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -123,7 +112,8 @@ def main() -> None:
     if args.runs < 10:
         parser.error("--runs must be at least 10")
 
-    cli, sh = workload(args.lines)
+    cli = workload(args.lines, "bench_check")
+    sh = cli.with_suffix(".sh")
     assert cli.read_bytes() == sh.read_bytes(), "the .cli and .sh workloads must be the same text"
     exe = ROOT / ".venv" / "bin" / "heredoc-lsp"
     empty = WORKLOADS / "empty.cli"

@@ -33,14 +33,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from workload_files import WORKLOADS, ensure_workloads, name_of
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
-WORKLOADS = BENCH / "workloads"
 PEERS = BENCH / "peers"
 RESULTS_MD = BENCH / "results" / "lsp.md"
 RESULTS_JSON = BENCH / "results" / "lsp.json"
 LATENCY = Path(os.environ.get("LSP_LATENCY", "/work/shared/tools/lsp_latency.py"))
-GENERATOR = Path(os.environ.get("GEN_WORKLOADS", "/work/shared/tools/gen_workloads.py"))
 FLOOR_SERVER = Path(os.environ.get("FLOOR_SERVER", "/work/shared/tools/floor_server.py"))
 PY = sys.executable
 OURS = [PY, "-m", "heredoc_lsp", "lsp"]
@@ -55,19 +55,6 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 KEYSTROKE_RATIO = 1.0
 OPEN_RATIO_100K = 1.5
 RSS_RATIO_100K = 1.3
-
-
-def name_of(lines: int) -> str:
-    return f"w{lines // 1000}k" if lines % 1000 == 0 else f"w{lines}"
-
-
-def ensure_workloads(sizes: list[int]) -> None:
-    missing = [n for n in sizes if not (WORKLOADS / f"{name_of(n)}.cli").exists()]
-    if missing:
-        if not GENERATOR.exists():
-            sys.exit(f"bench_lsp: workload generator not found: {GENERATOR} (set GEN_WORKLOADS)")
-        cmd = [PY, str(GENERATOR), "--out", str(WORKLOADS), "--lines", *map(str, missing)]
-        subprocess.run(cmd, check=True)
 
 
 def ensure_peers() -> None:
@@ -133,7 +120,7 @@ def verdict(ours: float | None, floor: float | None, limit: float) -> str:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     sizes = args.sizes
-    ensure_workloads(sizes)
+    ensure_workloads(sizes, "bench_lsp")
     ensure_peers()
     ours_opts = ["--language-id", "cli-script", "--pull", "off"]  # pushed diagnostics
     pull_opts = ["--language-id", "cli-script", "--pull", "on"]  # a client that pulls (diagnosticMode auto)

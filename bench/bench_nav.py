@@ -17,7 +17,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,23 +27,12 @@ from typing import Any
 from lsprotocol import types
 from pygls.protocol import default_converter
 from pytest_lsp import client_capabilities
+from workload_files import workload
 
 ROOT = Path(__file__).resolve().parent.parent
-WORKLOADS = ROOT / "bench" / "workloads"
 RESULTS = ROOT / "bench" / "results" / "nav.md"
-GENERATOR = Path(os.environ.get("GEN_WORKLOADS", "/work/shared/tools/gen_workloads.py"))
 STDERR = open(os.devnull, "w") if not os.environ.get("BENCH_NAV_STDERR") else None  # noqa: SIM115
 PROFILES = {"VS Code (UTF-16)": "visual-studio-code", "Neovim 0.11 (UTF-8)": "neovim"}
-
-
-def workload(lines: int) -> Path:
-    name = f"w{lines // 1000}k" if lines % 1000 == 0 else f"w{lines}"
-    cli = WORKLOADS / f"{name}.cli"
-    if not cli.exists():
-        if not GENERATOR.exists():
-            sys.exit(f"bench_nav: workload generator not found: {GENERATOR} (set GEN_WORKLOADS)")
-        subprocess.run([sys.executable, str(GENERATOR), "--out", str(WORKLOADS), "--lines", str(lines)], check=True)
-    return cli
 
 
 def heredoc_lines(text: str) -> tuple[int, int]:
@@ -208,7 +196,7 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=100_000)
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
-    cli = workload(args.lines)
+    cli = workload(args.lines, "bench_nav")
     text = cli.read_text(encoding="utf-8")
     load_before = " ".join(f"{x:.1f}" for x in os.getloadavg())
     results = {label: asyncio.run(profile_run(profile, text, args.runs)) for label, profile in PROFILES.items()}

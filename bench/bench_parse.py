@@ -20,20 +20,18 @@ import os
 import platform
 import re
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
+from workload_files import workload
+
 from heredoc_lsp.syntax.cli import parse_cli, reparse_cli
 from heredoc_lsp.syntax.text import split_lines
 
 ROOT = Path(__file__).resolve().parent.parent
-WORKLOADS = ROOT / "bench" / "workloads"
 RESULTS = ROOT / "bench" / "results" / "parse.md"
-GENERATOR = Path(os.environ.get("GEN_WORKLOADS", "/work/shared/tools/gen_workloads.py"))
 SIZES = (1000, 10000, 100000)
 
 _BASELINE_OPENER = re.compile(r"^(.+?)\s+<<(\w+)$")
@@ -69,16 +67,6 @@ def _parse_with_outline(lines: Sequence[str]) -> object:
     return sum(1 for _ in parse_cli(lines).outline())
 
 
-def workload(lines: int) -> Path:
-    name = f"w{lines // 1000}k"
-    path = WORKLOADS / f"{name}.cli"
-    if not path.exists():
-        if not GENERATOR.exists():
-            sys.exit(f"bench_parse: workload generator not found: {GENERATOR} (set GEN_WORKLOADS)")
-        subprocess.run([sys.executable, str(GENERATOR), "--out", str(WORKLOADS), "--lines", str(lines)], check=True)
-    return path
-
-
 def measure(variants: dict[str, Callable[[], object]], runs: int) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {name: [] for name in variants}
     for fn in variants.values():  # warm-up
@@ -100,7 +88,7 @@ def main() -> int:
     for size in SIZES:
         # A tuple, as the language server's snapshots pass it: parse_cli copies a list (one copy per parse, which
         # also costs a traversal by the garbage collector while the copy is young).
-        lines = tuple(split_lines(workload(size).read_text(encoding="utf-8")))
+        lines = tuple(split_lines(workload(size, "bench_parse").read_text(encoding="utf-8")))
         previous = parse_cli(lines)
         assert not previous.diagnostics, "workloads are valid scripts"
         middle = len(lines) // 2
