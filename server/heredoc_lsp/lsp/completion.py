@@ -17,8 +17,6 @@ from heredoc_lsp.navigation.complete import TRIGGER_CHARACTERS, candidates
 
 
 class CompletionFeature(Feature):
-    """textDocument/completion."""
-
     def register(self) -> None:
         server = self.server
 

@@ -42,8 +42,6 @@ def biggest(found: list[Fold], limit: int) -> list[Fold]:
 
 
 class FoldingFeature(Feature):
-    """textDocument/foldingRange."""
-
     def __init__(self, server: Server) -> None:
         super().__init__(server)
         self.parts: View[Parts[tuple[Fold, str]]] = server.views.view()

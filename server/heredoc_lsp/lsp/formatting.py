@@ -17,8 +17,6 @@ from heredoc_lsp.syntax.diagnostics import Span
 
 
 class FormattingFeature(Feature):
-    """textDocument/formatting."""
-
     def register(self) -> None:
         server = self.server
 

@@ -20,8 +20,6 @@ _K = types.DocumentHighlightKind
 
 
 class HighlightFeature(Feature):
-    """textDocument/documentHighlight."""
-
     def register(self) -> None:
         server = self.server
 

@@ -84,8 +84,6 @@ def _other_end(target: MarkerTarget | TagTarget) -> tuple[Span, Span | None]:
 
 
 class LinksFeature(Feature):
-    """textDocument/documentLink and textDocument/definition."""
-
     def register(self) -> None:
         server = self.server
 

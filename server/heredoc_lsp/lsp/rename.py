@@ -54,8 +54,6 @@ def answer(what: str, make: Callable[[], T]) -> T:
 
 
 class RenameFeature(Feature):
-    """textDocument/prepareRename and textDocument/rename."""
-
     def register(self) -> None:
         server = self.server
 

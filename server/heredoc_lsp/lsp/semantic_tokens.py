@@ -160,8 +160,6 @@ def full_json(done: Encoded) -> Prerendered:
 
 
 class SemanticTokensFeature(Feature):
-    """textDocument/semanticTokens (full, delta, range)."""
-
     def __init__(self, server: Server) -> None:
         super().__init__(server)
         self.last: View[Encoded] = server.views.view()  # the last full answer per document

@@ -72,8 +72,6 @@ Result = Prerendered | list[types.SymbolInformation]
 
 
 class SymbolsFeature(Feature):
-    """textDocument/documentSymbol."""
-
     def __init__(self, server: Server) -> None:
         super().__init__(server)
         self.answers: View[Result] = server.views.view()  # per document and tree_wanted: the last answer
