@@ -27,6 +27,7 @@ from heredoc_lsp.lsp.wire import compact_json
 from heredoc_lsp.lsp.work import WORK
 from heredoc_lsp.navigation.tokens import TOKEN_MODIFIERS, TOKEN_TYPES, tokens
 from heredoc_lsp.syntax.cli import CliScript
+from heredoc_lsp.syntax.text import common_prefix, common_suffix
 
 if TYPE_CHECKING:
     from pygls.workspace import PositionCodec
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from heredoc_lsp.lsp.feature import Server
 
 LEGEND = types.SemanticTokensLegend(token_types=list(TOKEN_TYPES), token_modifiers=list(TOKEN_MODIFIERS))
-_CHUNK = 4096
 
 
 def encode(absolute: Sequence[int], lines: Sequence[str], codec: PositionCodec, prev_line: int = 0) -> list[int]:
@@ -63,35 +63,13 @@ def encode(absolute: Sequence[int], lines: Sequence[str], codec: PositionCodec, 
     return out
 
 
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i : i + _CHUNK] == b[i : i + _CHUNK]:
-        i += _CHUNK
-    i = min(i, n)
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
-
-
 def delta(old: list[int], new: list[int]) -> types.SemanticTokensEdit | None:
     """One edit turning ``old`` into ``new`` (None when equal), on whole-token boundaries."""
     if old == new:
         return None
-    p = _common_prefix(old, new) // 5 * 5
-    s = _suffix_fast(old, new, p) // 5 * 5
+    p = common_prefix(old, new) // 5 * 5
+    s = common_suffix(old, new, p) // 5 * 5
     return types.SemanticTokensEdit(start=p, delete_count=len(old) - p - s, data=new[p : len(new) - s])
-
-
-def _suffix_fast(a: list[int], b: list[int], limit: int) -> int:
-    """Common suffix length (not reaching into the first ``limit`` ints), compared in chunks first."""
-    n = min(len(a), len(b)) - limit
-    s = 0
-    while s + _CHUNK <= n and a[len(a) - s - _CHUNK : len(a) - s] == b[len(b) - s - _CHUNK : len(b) - s]:
-        s += _CHUNK
-    while s < n and a[len(a) - s - 1] == b[len(b) - s - 1]:
-        s += 1
-    return s
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,8 @@ another line. "Trim" and "blank" mean ASCII space, tab, form feed and vertical t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from heredoc_lsp.syntax.lazy_re import lazy_compile
 from heredoc_lsp.syntax.records import record
 
@@ -14,6 +16,7 @@ BOM = "\ufeff"
 
 _LINE_BREAK = lazy_compile(r"\r\n|\r|\n")
 _LINE_BREAK_BYTES = lazy_compile(rb"\r\n|\r|\n")
+_CHUNK = 4096  # items compared as one slice (in C) before the rest is compared item by item
 
 
 @record
@@ -77,6 +80,30 @@ def trim_end(s: str) -> str:
 def is_blank(s: str) -> bool:
     """True when ``s`` holds nothing but ASCII blanks."""
     return not s.strip(BLANK_CHARS)
+
+
+def common_prefix(a: Sequence[object], b: Sequence[object]) -> int:
+    """The length of the longest common prefix of ``a`` and ``b`` (strings or lists), compared in chunks first."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i : i + _CHUNK] == b[i : i + _CHUNK]:
+        i += _CHUNK
+    i = min(i, n)
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def common_suffix(a: Sequence[object], b: Sequence[object], limit: int) -> int:
+    """The length of the longest common suffix of ``a`` and ``b`` not reaching into their first ``limit`` items,
+    compared in chunks first."""
+    n = min(len(a), len(b)) - limit
+    s = 0
+    while s + _CHUNK <= n and a[len(a) - s - _CHUNK : len(a) - s] == b[len(b) - s - _CHUNK : len(b) - s]:
+        s += _CHUNK
+    while s < n and a[len(a) - s - 1] == b[len(b) - s - 1]:
+        s += 1
+    return s
 
 
 def strip_bom(text: str) -> tuple[str, bool]:

@@ -17,6 +17,7 @@ from pygls.workspace import PositionCodec
 
 from heredoc_lsp.executor.reply_preview import FileChange, ReplyPreview
 from heredoc_lsp.lsp.documents import split_with_endings
+from heredoc_lsp.syntax.text import common_prefix, common_suffix
 
 #: The version a TextDocumentEdit names for a file that is not open in the editor.
 NOT_OPEN = None
@@ -34,30 +35,6 @@ def end_position(codec: PositionCodec, text: str) -> types.Position:
     if endings[-1]:
         return types.Position(line=len(lines), character=0)
     return types.Position(line=len(lines) - 1, character=codec.client_num_units(lines[-1]))
-
-
-def _common_prefix(a: str, b: str) -> int:
-    """The length of the longest common prefix of ``a`` and ``b`` (slices compared in C: fast on big files)."""
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    """The length of the longest common suffix of ``a`` and ``b``, at most ``limit``."""
-    lo, hi = 0, limit
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
 
 
 def _is_line_start(text: str, i: int) -> bool:
@@ -97,8 +74,8 @@ def _position(codec: PositionCodec, text: str, i: int) -> types.Position:
 def changed_lines(codec: PositionCodec, before: str, after: str) -> tuple[types.Range, str]:
     """The range of ``before`` that differs from ``after`` in whole lines (their common first and last lines left
     out) and the text that replaces it."""
-    first = _line_start_before(before, _common_prefix(before, after))
-    tail = _common_suffix(before, after, min(len(before), len(after)) - first)
+    first = _line_start_before(before, common_prefix(before, after))
+    tail = common_suffix(before, after, first)
     end = _line_start_after(before, len(before) - tail)
     stop = len(after) - (len(before) - end)
     return types.Range(start=_position(codec, before, first), end=_position(codec, before, end)), after[first:stop]
