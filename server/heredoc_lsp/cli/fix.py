@@ -25,6 +25,7 @@ from heredoc_lsp.languages import Language
 from heredoc_lsp.rules import RULES
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Span
 from heredoc_lsp.syntax.records import record
+from heredoc_lsp.syntax.text import split_lines_keepends
 
 # Rounds over one document (plus one per diagnostic it starts with): a fix can reveal another problem, a conflicting
 # fix waits for the next round, and after a round that made a problem the fixes go one per round; past this many the
@@ -357,9 +358,5 @@ def unified_diff(display: str, old: str, new: str) -> str:
     """A unified diff of two versions of a document (lines split at docs/formats.md terminators only)."""
     import difflib  # deferred: check start-up
 
-    def keep_ends(text: str) -> list[str]:
-        starts = line_starts(text)
-        return [text[starts[i] : starts[i + 1]] for i in range(len(starts) - 1)]
-
-    lines = difflib.unified_diff(keep_ends(old), keep_ends(new), f"a/{display}", f"b/{display}")
+    lines = difflib.unified_diff(split_lines_keepends(old), split_lines_keepends(new), f"a/{display}", f"b/{display}")
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
