@@ -1061,8 +1061,9 @@ def _print_statistics(results: list[tuple[str, list[Any]]], report: _Report) -> 
 def _print_json(results: list[tuple[str, list[Any]]], counts: _Counts, offers: dict[int, Any], report: _Report) -> None:
     import json  # deferred: check start-up
 
-    from heredoc_lsp.cli.output import diagnostic_json, fix_json  # deferred: check start-up
+    from heredoc_lsp.cli.output import fix_json  # deferred: check start-up
     from heredoc_lsp.rules import doc_url  # deferred: check start-up
+    from heredoc_lsp.syntax.diagnostics import diagnostic_json  # deferred: check start-up
 
     diagnostics: list[dict[str, Any]] = []
     for path, found in results:

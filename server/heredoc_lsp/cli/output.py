@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity
+from heredoc_lsp.syntax.diagnostics import Diagnostic, Severity, span_json
 from heredoc_lsp.syntax.visible import shown, visible
 
 TYPE_CHECKING = False
@@ -51,19 +51,6 @@ def use_color(stream: TextIO, *, disabled: bool = False) -> bool:
         return False
 
 
-def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
-    s = d.span
-    return {
-        "line": s.start_line + 1,
-        "column": s.start_col + 1,
-        "end_line": s.end_line + 1,
-        "end_column": s.end_col + 1,
-        "severity": d.severity.label,
-        "code": d.code,
-        "message": d.message,
-    }
-
-
 def fix_json(fix: Offer | None) -> dict[str, Any] | None:
     """The fix of a diagnostic in ``check``'s JSON, with ruff's names: ``applicability`` (``safe``: ``--fix``
     applies it; ``unsafe``: only with ``--unsafe-fixes``), ``message`` and ``edits``, each the range it replaces
@@ -73,16 +60,7 @@ def fix_json(fix: Offer | None) -> dict[str, Any] | None:
     return {
         "applicability": fix.applicability,
         "message": fix.title,
-        "edits": [
-            {
-                "line": e.span.start_line + 1,
-                "column": e.span.start_col + 1,
-                "end_line": e.span.end_line + 1,
-                "end_column": e.span.end_col + 1,
-                "content": e.new_text,
-            }
-            for e in fix.edits
-        ],
+        "edits": [{**span_json(e.span), "content": e.new_text} for e in fix.edits],
     }
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from heredoc_lsp.analysis.core import analyze_bytes
-from heredoc_lsp.cli.output import diagnostic_json, error_exit
+from heredoc_lsp.cli.output import error_exit
 from heredoc_lsp.cli.sources import (
     LANGUAGE_CHOICES,
     Source,
@@ -27,6 +27,7 @@ from heredoc_lsp.cli.sources import (
 from heredoc_lsp.config.load import ConfigResolver
 from heredoc_lsp.config.model import ConfigError
 from heredoc_lsp.languages import Language, language_from_path
+from heredoc_lsp.syntax.diagnostics import diagnostic_json
 
 if TYPE_CHECKING:
     from heredoc_lsp.analysis.core import Analysis

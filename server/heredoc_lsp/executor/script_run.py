@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from heredoc_lsp.analysis.core import analyze
 from heredoc_lsp.analysis.decode import decode_document
@@ -24,27 +24,11 @@ from heredoc_lsp.executor.model import (
 from heredoc_lsp.fs import read_regular
 from heredoc_lsp.languages import Language
 from heredoc_lsp.syntax.cli import CliScript, blocks_run
-from heredoc_lsp.syntax.diagnostics import Severity
+from heredoc_lsp.syntax.diagnostics import Severity, diagnostic_json
 
 if TYPE_CHECKING:
     from heredoc_lsp.config.model import Config
     from heredoc_lsp.syntax.diagnostics import Diagnostic
-
-
-def diagnostics_json(diagnostics: Collection[Diagnostic]) -> list[dict[str, Any]]:
-    """Diagnostics as the command line shows them: 1-based lines and columns (code points)."""
-    return [
-        {
-            "line": d.span.start_line + 1,
-            "column": d.span.start_col + 1,
-            "end_line": d.span.end_line + 1,
-            "end_column": d.span.end_col + 1,
-            "severity": d.severity.label,
-            "code": d.code,
-            "message": d.message,
-        }
-        for d in diagnostics
-    ]
 
 
 def load_config_for(path: Path, config: Config | None) -> Config:
@@ -87,7 +71,7 @@ def script_steps(
             "parse_error",
             f"{path.name} has {_problems(blocking)}; nothing was run "
             f"(line {first.span.start_line + 1}: {first.message})",
-            diagnostics=diagnostics_json(analysis.diagnostics),
+            diagnostics=[diagnostic_json(d) for d in analysis.diagnostics],
         )
     tree = analysis.tree
     assert isinstance(tree, CliScript)
@@ -147,7 +131,7 @@ async def run_script(
         if not ctx.workspace.is_dir():
             raise RunRefused("parse_error", f"workspace '{ctx.workspace}' is not a directory")
         # What check says about the script is shown before it runs, so a lint is seen next to the failure it explains.
-        for d, shown in zip(warnings, diagnostics_json(warnings), strict=True):
+        for d, shown in zip(warnings, map(diagnostic_json, warnings), strict=True):
             where = f"{script}:{shown['line']}:{shown['column']}:"
             ctx.emitter.status(f"{where} {shown['severity']}[{d.code}] {d.message}", diagnostic=shown)
         sandbox = ctx.sandbox()

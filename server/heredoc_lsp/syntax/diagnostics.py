@@ -81,6 +81,21 @@ class Diagnostic:
         )
 
 
+def span_json(span: Span) -> dict[str, int]:
+    """A span as the command line shows it: 1-based lines and columns (code points)."""
+    return {
+        "line": span.start_line + 1,
+        "column": span.start_col + 1,
+        "end_line": span.end_line + 1,
+        "end_column": span.end_col + 1,
+    }
+
+
+def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
+    """A diagnostic as the command line shows it (``check`` and ``parse`` JSON, a refused run's diagnostics)."""
+    return {**span_json(d.span), "severity": d.severity.label, "code": d.code, "message": d.message}
+
+
 def error(span: Span, code: str, message: str, **kw: Any) -> Diagnostic:
     return Diagnostic(span, Severity.ERROR, code, message, **kw)
 
