@@ -1093,7 +1093,7 @@ def _print_fixes(
     """``--show-fixes`` (on standard error, before the summary): with ``--fix``, what was fixed, per file and
     code, as ruff lists it; without, the fixes available for the problems reported (``unsafe``: with
     ``--unsafe-fixes`` only)."""
-    from heredoc_lsp.cli.output import plural  # deferred: check start-up
+    from heredoc_lsp.syntax.text import plural  # deferred: check start-up
 
     lines: list[str] = []
     if args.fix:
@@ -1128,7 +1128,7 @@ def _tally(codes: Sequence[str]) -> list[tuple[str, int]]:
 
 
 def _print_summary(args: argparse.Namespace, counts: _Counts, broken: int, *, color: bool) -> None:
-    from heredoc_lsp.cli.output import plural  # deferred: check start-up
+    from heredoc_lsp.syntax.text import plural  # deferred: check start-up
 
     if args.quiet:
         return

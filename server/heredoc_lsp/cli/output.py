@@ -198,10 +198,6 @@ def github_line(path: str, d: Diagnostic) -> str:
     return f"::{level} {','.join(props)}::{_escape_data(d.message)}"
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def write(stream: TextIO, text: str) -> None:
     """Write and flush; a closed pipe (``| head``) is not an error worth a traceback."""
     try:

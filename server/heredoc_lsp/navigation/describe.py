@@ -29,6 +29,7 @@ from heredoc_lsp.syntax.cli import Command, Heredoc
 from heredoc_lsp.syntax.inbox import PATH_COMMANDS, REQUIRED_ATTRS, InboxCommand
 from heredoc_lsp.syntax.params import ParamsBody, delimiter_text
 from heredoc_lsp.syntax.schema import CommandSchema
+from heredoc_lsp.syntax.text import plural
 
 PREVIEW_LINES = 5
 PREVIEW_WIDTH = 120
@@ -79,10 +80,6 @@ def _block(lines: Sequence[str]) -> str:
     return "\n".join([f"{fence}text", *lines, fence])
 
 
-def _count(n: int, what: str = "line") -> str:
-    return f"1 {what}" if n == 1 else f"{n} {what}s"
-
-
 def describe(target: Target, workspace: Path | None, config_source: Path | None = None) -> str | None:
     """The hover Markdown for ``target`` (None when there is nothing worth saying)."""
     if isinstance(target, MarkerTarget):
@@ -99,7 +96,8 @@ def describe(target: Target, workspace: Path | None, config_source: Path | None 
     if isinstance(target, SectionTarget):
         s = target.section
         first, end = s.text_lines
-        return f"**section {s.name}** ({_count(max(0, end - first))})\n\n{OUTBOX_SECTIONS.get(s.name, '')}".rstrip()
+        size = plural(max(0, end - first), "line")
+        return f"**section {s.name}** ({size})\n\n{OUTBOX_SECTIONS.get(s.name, '')}".rstrip()
     return None
 
 
@@ -134,7 +132,7 @@ def heredoc_text(command: Command, h: Heredoc, role: str) -> str:
     else:
         where = f"line {h.body_start + 1}" if n == 1 else f"lines {h.body_start + 1}-{h.body_start + n}"
         facts.append(
-            f"body: {_count(n)} ({where}); stdin is {_count(len(stdin), 'character')}, "
+            f"body: {plural(n, 'line')} ({where}); stdin is {plural(len(stdin), 'character')}, "
             "each body line followed by a newline"
         )
     if h.quoted:
@@ -151,7 +149,7 @@ def heredoc_text(command: Command, h: Heredoc, role: str) -> str:
             line if len(line) <= PREVIEW_WIDTH else line[: PREVIEW_WIDTH - 1] + "…" for line in h.body[:PREVIEW_LINES]
         ]
         if n > PREVIEW_LINES:
-            shown.append(f"… {_count(n - PREVIEW_LINES)} more")
+            shown.append(f"… {plural(n - PREVIEW_LINES, 'line')} more")
         parts.append("stdin:\n\n" + _block(shown))
     return "\n\n".join(parts)
 
@@ -202,7 +200,7 @@ def schema_text(schema: CommandSchema, source: Path | None = None) -> str:
 def _value_size(param_value: str, count: int) -> str:
     if count <= 0:
         return "empty"
-    return f"{_count(count)}, {_count(len(param_value), 'character')}"
+    return f"{plural(count, 'line')}, {plural(len(param_value), 'character')}"
 
 
 def delimiter_text_md(target: DelimiterTarget) -> str:

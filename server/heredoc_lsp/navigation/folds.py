@@ -24,7 +24,7 @@ from heredoc_lsp.syntax.cli_rows import iter_rows
 from heredoc_lsp.syntax.inbox import InboxReply
 from heredoc_lsp.syntax.outbox import Outbox
 from heredoc_lsp.syntax.params import ParamsBody
-from heredoc_lsp.syntax.text import BLANK_CHARS, is_blank
+from heredoc_lsp.syntax.text import BLANK_CHARS, is_blank, plural
 
 FoldKind = Literal["region", "comment"]
 
@@ -35,10 +35,6 @@ class Fold:
     end: int
     kind: FoldKind
     label: str | None = None  # a short text for clients that show collapsed text
-
-
-def _count(n: int) -> str:
-    return "1 line" if n == 1 else f"{n} lines"
 
 
 def folds(language: Language, lines: Sequence[str], tree: Any) -> list[Fold]:
@@ -93,7 +89,7 @@ def cli_folds(lines: Sequence[str], script: CliScript, first_line: int = 0, stop
             continue
         last = view.body_end - 1
         if last > view.line:
-            append(Fold(view.line, last, "region", f"<<{view.marker} … {_count(last - view.line)}"))
+            append(Fold(view.line, last, "region", f"<<{view.marker} … {plural(last - view.line, 'line')}"))
         if view.params is not None:
             out.extend(_params(lines, view.params))
     if run_end > run_start:
@@ -123,7 +119,7 @@ def _params(lines: Sequence[str], body: ParamsBody) -> Iterable[Fold]:
             continue
         last = _last_content(lines, p.line, p.section_end - 1)
         if last > p.line:
-            yield Fold(p.line, last, "region", f"---{p.name}--- … {_count(last - p.line)}")
+            yield Fold(p.line, last, "region", f"---{p.name}--- … {plural(last - p.line, 'line')}")
 
 
 def _inbox(lines: Sequence[str], reply: InboxReply) -> list[Fold]:
@@ -133,7 +129,7 @@ def _inbox(lines: Sequence[str], reply: InboxReply) -> list[Fold]:
             continue
         last = c.close_line - 1 if c.close_line is not None else len(lines) - 1
         if last > c.line:
-            out.append(Fold(c.line, last, "region", f"[{c.name}] … {_count(last - c.line)}"))
+            out.append(Fold(c.line, last, "region", f"[{c.name}] … {plural(last - c.line, 'line')}"))
     return out
 
 
@@ -142,5 +138,5 @@ def _outbox(lines: Sequence[str], box: Outbox) -> list[Fold]:
     for s in box.sections.values():
         last = _last_content(lines, s.line, s.end_line)
         if last > s.line:
-            out.append(Fold(s.line, last, "region", f"=== {s.name} === … {_count(last - s.line)}"))
+            out.append(Fold(s.line, last, "region", f"=== {s.name} === … {plural(last - s.line, 'line')}"))
     return out

@@ -24,7 +24,7 @@ from heredoc_lsp.syntax.inbox import InboxCommand, InboxReply
 from heredoc_lsp.syntax.outbox import Outbox
 from heredoc_lsp.syntax.params import Param, ParamsBody
 from heredoc_lsp.syntax.schema import CommandSchema
-from heredoc_lsp.syntax.text import BLANK_CHARS, is_blank
+from heredoc_lsp.syntax.text import BLANK_CHARS, is_blank, plural
 
 MAX_NAME = 120  # longer command lines are shortened in the outline (the full text is one click away)
 
@@ -131,11 +131,8 @@ def _heredoc_command(lines: Sequence[str], view: HeredocView) -> Symbol:
 # -- structured bodies -----------------------------------------------------------------------------------------
 
 
-def _value_size(p: Param) -> str:
-    count = p.value_end - p.value_start
-    if count <= 0:
-        return "empty"
-    return "1 line" if count == 1 else f"{count} lines"
+def _size(count: int) -> str:
+    return "empty" if count <= 0 else plural(count, "line")
 
 
 def _param_detail(p: Param, schema: CommandSchema | None) -> str:
@@ -143,7 +140,7 @@ def _param_detail(p: Param, schema: CommandSchema | None) -> str:
         return "unknown parameter"
     if p.kind == "duplicate":
         return "duplicate"
-    size = _value_size(p)
+    size = _size(p.value_end - p.value_start)
     return f"required, {size}" if schema is not None and p.name in schema.required else size
 
 
@@ -205,9 +202,7 @@ def _outbox(lines: Sequence[str], box: Outbox) -> list[Symbol]:
     for section in box.sections.values():
         span = _to_line_end(lines, section.line, 0, section.end_line)
         first, end = section.text_lines
-        count = end - first
-        detail = "empty" if count <= 0 else ("1 line" if count == 1 else f"{count} lines")
-        symbol = Symbol(section.name, "Module", span, section.marker_span, detail)
+        symbol = Symbol(section.name, "Module", span, section.marker_span, _size(end - first))
         if section.name == "HEADER" and box.header is not None:
             for f in box.header.fields:
                 fspan = _to_line_end(lines, f.line, 0, f.end_line)

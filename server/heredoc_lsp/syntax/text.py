@@ -106,6 +106,11 @@ def common_suffix(a: Sequence[object], b: Sequence[object], limit: int) -> int:
     return s
 
 
+def plural(n: int, word: str) -> str:
+    """``1 line``, ``2 lines``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def strip_bom(text: str) -> tuple[str, bool]:
     """Remove a leading BOM; return the text and whether there was one."""
     if text.startswith(BOM):
