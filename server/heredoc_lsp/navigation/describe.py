@@ -145,9 +145,7 @@ def heredoc_text(command: Command, h: Heredoc, role: str) -> str:
         facts.append(f"not run: {command.error.replace('_', ' ')}")
     parts.append("\n".join(f"- {f}" for f in facts))
     if n:
-        shown = [
-            line if len(line) <= PREVIEW_WIDTH else line[: PREVIEW_WIDTH - 1] + "…" for line in h.body[:PREVIEW_LINES]
-        ]
+        shown = [_clip(line) for line in h.body[:PREVIEW_LINES]]
         if n > PREVIEW_LINES:
             shown.append(f"… {plural(n - PREVIEW_LINES, 'line')} more")
         parts.append("stdin:\n\n" + _block(shown))
