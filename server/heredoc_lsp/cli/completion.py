@@ -125,10 +125,6 @@ def full_tree() -> Command:
     return command_tree(build_parser(full=True))
 
 
-def _value_options(command: Command) -> list[str]:
-    return [flag for o in command.options if o.value for flag in o.flags]
-
-
 # --- bash ------------------------------------------------------------------------------------------------------
 
 
@@ -143,7 +139,7 @@ def bash_script(tree: Command) -> str:
     complete_cases: list[str] = []
     for command in tree.walk():
         key = shlex.quote(" ".join(command.words))
-        valued = _value_options(command)
+        valued = [flag for o in command.options if o.value for flag in o.flags]
         arms: list[str] = []
         if valued:
             arms.append(f"            {'|'.join(map(shlex.quote, valued))}) ((i++)) ;;")

@@ -216,10 +216,6 @@ def new_session_id(paths: AgentPaths) -> str:
 # Outbox
 
 
-def _process_redactor() -> Redactor:
-    return Redactor(secret_values())
-
-
 @dataclass(frozen=True, slots=True)
 class OutboxSettings:
     """Limits the outbox states, and the redactor that hides secret values in what it quotes from the workspace."""
@@ -227,7 +223,7 @@ class OutboxSettings:
     timeout_s: float = 30
     output_chars: int = 4000
     read_chars: int = 100_000
-    redactor: Redactor = field(default_factory=_process_redactor)
+    redactor: Redactor = field(default_factory=lambda: Redactor(secret_values()))
     read_total_chars: int = 400_000  # all READ_FILE contents of one outbox together
 
 

@@ -54,10 +54,6 @@ def command_text(lines: Sequence[str], newline: str, target: RunTarget) -> str:
     )
 
 
-def run_options(config: Config) -> RunOptions:
-    return RunOptions.from_config(config, confirm="never")
-
-
 def block_text(target: RunTarget) -> str:
     """A reply holding only the block's command (its body is already trimmed; it cannot contain its closer)."""
     return f"[RUN_COMMAND]\n{target.command}\n[/RUN_COMMAND]\n"
@@ -65,7 +61,7 @@ def block_text(target: RunTarget) -> str:
 
 async def execute(job: RunJob, sink: EventSink, control: RunControl, run_id: str) -> RunOutcome:
     """Run ``job`` to its end; never raises for what the run does (the outcome and the events say it)."""
-    options = run_options(job.config)
+    options = RunOptions.from_config(job.config, confirm="never")
     if job.kind == "script":
         lines: Collection[int] | None = job.lines
         return await run_script(
