@@ -347,12 +347,10 @@ class _ExitWatcher:
     async def _poll(self) -> None:
         while True:
             try:
-                info = os.waitid(os.P_PID, self._pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-            except ChildProcessError:
-                info = None
-                self._on_exit()
-                return
-            if info is not None:
+                exited = os.waitid(os.P_PID, self._pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+            except ChildProcessError:  # no such child any more: reaped already
+                exited = True
+            if exited:
                 self._on_exit()
                 return
             await asyncio.sleep(0.01)
