@@ -3,7 +3,6 @@ and the handler's default answer returned, so one broken feature never takes the
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 import logging
@@ -34,8 +33,6 @@ def guarded(server: Server, default: Any = None) -> Callable[[F], F]:
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
                 try:
                     return await fn(*args, **kwargs)
-                except asyncio.CancelledError:
-                    raise
                 except Exception:
                     report()
                     return default

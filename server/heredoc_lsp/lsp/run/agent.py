@@ -208,8 +208,6 @@ class AgentCommands:
                         )
                     )
                 )
-            except asyncio.CancelledError:
-                raise
             except Exception as exc:
                 why = f"the editor did not apply the preview ({exc}); nothing was recorded or run"
                 raise Refused(f"heredoc-lsp: {why}") from None

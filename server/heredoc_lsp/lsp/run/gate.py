@@ -77,8 +77,6 @@ class RunGate:
         try:
             # Shielded: cancelling a task that awaits a client request breaks pygls' response handling (#621).
             answer = await asyncio.shield(self.server.window_show_message_request_async(params))
-        except asyncio.CancelledError:
-            raise
         except Exception as exc:
             log.warning("window/showMessageRequest failed: %s", exc)
             return False

@@ -60,8 +60,6 @@ class RunProgress:
         try:
             # Shielded: a cancelled task awaiting a client response breaks pygls' response handling (#621).
             await asyncio.shield(progress.create_async(self.token))
-        except asyncio.CancelledError:
-            raise
         except Exception as exc:
             log.info("window/workDoneProgress/create failed: %s", exc)
             return
