@@ -373,8 +373,6 @@ def _as_file_error(path: str, verb: str) -> Iterator[None]:
     """Any other OS error (a folder removed or swapped meanwhile, no space, no permission) as a FAILED result."""
     try:
         yield
-    except FileOpError:
-        raise
     except OSError as exc:
         raise FileOpError(f"Cannot {verb} '{display_path(path)}': {exc.strerror or exc}") from None
 
