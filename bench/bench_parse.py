@@ -28,6 +28,7 @@ from pathlib import Path
 from workload_files import workload
 
 from heredoc_lsp.syntax.cli import parse_cli, reparse_cli
+from heredoc_lsp.syntax.diagnostics import Severity
 from heredoc_lsp.syntax.text import split_lines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,7 +91,7 @@ def main() -> int:
         # also costs a traversal by the garbage collector while the copy is young).
         lines = tuple(split_lines(workload(size, "bench_parse").read_text(encoding="utf-8")))
         previous = parse_cli(lines)
-        assert not previous.diagnostics, "workloads are valid scripts"
+        assert not any(d.severity == Severity.ERROR for d in previous.diagnostics), "workloads are valid scripts"
         middle = len(lines) // 2
         edited = list(lines)
         edited[middle] = edited[middle] + " x"
