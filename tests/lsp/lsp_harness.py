@@ -221,16 +221,23 @@ class RecordingClient(LanguageClient):
             timeout,
         )
 
-    async def actions(self, uri: str, line: int, only: list[str] | None = None) -> list[types.CodeAction]:
-        """The code actions at the start of ``line``."""
-        rng = types.Range(start=types.Position(line, 0), end=types.Position(line, 0))
+    async def actions(
+        self,
+        uri: str,
+        at: int | types.Range,
+        only: list[str] | None = None,
+        diagnostics: Sequence[types.Diagnostic] = (),
+    ) -> list[types.CodeAction]:
+        """The code actions at the start of line ``at``, or for the range ``at`` (never a bare Command)."""
+        rng = at if isinstance(at, types.Range) else types.Range(start=types.Position(at, 0), end=types.Position(at, 0))
         found = await self.text_document_code_action_async(
             types.CodeActionParams(
                 text_document=types.TextDocumentIdentifier(uri=uri),
                 range=rng,
-                context=types.CodeActionContext(diagnostics=[], only=only),
+                context=types.CodeActionContext(diagnostics=list(diagnostics), only=only),
             )
         )
+        assert all(isinstance(a, types.CodeAction) for a in found or []), found
         return [a for a in found or [] if isinstance(a, types.CodeAction)]
 
     async def hover_text(self, uri: str, line: int, character: int = 0) -> str | None:
@@ -467,17 +474,6 @@ def edits_of(client: RecordingClient, edit: types.WorkspaceEdit | None, uri: str
         return out
     assert edit.document_changes is None and edit.changes is not None
     return list(edit.changes[uri])
-
-
-async def code_actions(client: RecordingClient, uri: str, rng: types.Range) -> list[types.CodeAction]:
-    result = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=rng,
-            context=types.CodeActionContext(diagnostics=[]),
-        )
-    )
-    return [a for a in result or [] if isinstance(a, types.CodeAction)]
 
 
 async def apply_action(client: RecordingClient, uri: str, text: str, action: types.CodeAction) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from lsp_harness import RecordingClient, apply_action, code_actions, expect_range
+from lsp_harness import RecordingClient, apply_action, expect_range
 from lsprotocol import types
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -18,7 +18,7 @@ async def fix(client: RecordingClient, text: str, code: str, title: str, **open_
     uri = client.open(text, **open_args)
     diags = [d for d in await client.diagnostics_of(uri) if d.code == code]
     assert len(diags) == 1, diags
-    actions = await code_actions(client, uri, diags[0].range)
+    actions = await client.actions(uri, diags[0].range)
     titles = [a.title for a in actions]
     chosen = [a for a in actions if re.fullmatch(title, a.title)]
     assert len(chosen) == 1, titles
@@ -79,7 +79,7 @@ async def test_replace_unknown_parameter(client: RecordingClient) -> None:
     assert sorted(d.code for d in diags) == ["missing", "unknown"]
     unknown = next(d for d in diags if d.code == "unknown")
     assert unknown.range == expect_range(client, text.split("\n"), 1, 3, 8)
-    actions = await code_actions(client, uri, unknown.range)
+    actions = await client.actions(uri, unknown.range)
     replace = next(a for a in actions if a.title == "Replace 'TITEL' with 'TITLE'")
     new = await apply_action(client, uri, text, replace)
     assert new == text.replace("TITEL", "TITLE")
@@ -172,11 +172,4 @@ async def test_suppress_in_inbox_reply_is_a_prose_line(client: RecordingClient) 
 async def test_only_other_kinds_gives_nothing(client: RecordingClient) -> None:
     uri = client.open("é😀 <<EOF\n")
     diags = await client.diagnostics_of(uri)
-    result = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=diags[0].range,
-            context=types.CodeActionContext(diagnostics=diags, only=[types.CodeActionKind.Refactor]),
-        )
-    )
-    assert list(result or []) == []
+    assert await client.actions(uri, diags[0].range, only=[types.CodeActionKind.Refactor], diagnostics=diags) == []

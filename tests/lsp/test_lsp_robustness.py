@@ -77,14 +77,9 @@ async def test_malformed_notifications_are_ignored(client: RecordingClient) -> N
 async def test_unknown_uris(client: RecordingClient) -> None:
     uri = (client.root / "never-opened.cli").as_uri()
     ident = types.TextDocumentIdentifier(uri=uri)
-    zero = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(text_document=ident, range=zero, context=types.CodeActionContext(diagnostics=[]))
-    )
-    assert list(actions or []) == []  # not open: nothing to fix, nothing to run
+    assert await client.actions(uri, 0) == []  # not open: nothing to fix, nothing to run
     if client.pulls:
-        report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(text_document=ident))
-        assert isinstance(report, types.RelatedFullDocumentDiagnosticReport) and list(report.items) == []
+        assert await client.diagnostics_of(uri) == []
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=7),
@@ -108,14 +103,7 @@ async def test_positions_past_the_end(client: RecordingClient) -> None:
     client.replace(uri, (1, 500), (1, 900), " more")
     assert await client.diagnostics_of(uri) == []
     far = types.Range(start=types.Position(900, 900), end=types.Position(1000, 0))
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=far,
-            context=types.CodeActionContext(diagnostics=[]),
-        )
-    )
-    assert [a for a in actions or [] if isinstance(a, types.CodeAction) and a.kind == "quickfix"] == []
+    assert [a for a in await client.actions(uri, far) if a.kind == "quickfix"] == []
 
 
 async def test_fifty_megabyte_document(client: RecordingClient) -> None:

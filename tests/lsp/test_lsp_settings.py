@@ -140,13 +140,7 @@ async def test_diagnostic_modes(tmp_path: Path, profile: str, mode: str) -> None
         if pushes:
             assert [d.code for d in await client.wait_publish(uri, 1)] == ["unclosed_heredoc"]
         else:
-            await client.text_document_code_action_async(
-                types.CodeActionParams(
-                    text_document=types.TextDocumentIdentifier(uri=uri),
-                    range=types.Range(start=types.Position(0, 0), end=types.Position(0, 0)),
-                    context=types.CodeActionContext(diagnostics=[]),
-                )
-            )
+            await client.actions(uri, 0)
             assert [p for p in client.publishes if p.uri == uri] == []
 
 

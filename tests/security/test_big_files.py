@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
 from tests.executor.conftest import processes_with
 
 from lsp.lsp_harness import session
@@ -153,10 +152,7 @@ async def test_language_server_stays_bounded_on_a_reply_naming_a_huge_file(big_w
         assert [d.code for d in diagnostics] == ["file_too_large"], diagnostics
         for _ in range(3):  # every keystroke re-checks the reply
             client.replace(uri, (2, 0), (2, 5), "first")
-        hover = await client.text_document_hover_async(
-            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line=0, character=2))
-        )
-        assert hover is not None
+        assert await client.hover_text(uri, 0, 2) is not None
         await client.diagnostics_of(uri)
         hwm = _proc_value(pid, "status", "VmHWM:")
         rchar = _proc_value(pid, "io", "rchar:")
