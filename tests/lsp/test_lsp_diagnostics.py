@@ -177,9 +177,7 @@ async def test_closing_clears_pushed_diagnostics(client: RecordingClient) -> Non
     client.close(uri)
     if client.pulls:
         # The client drops a closed document's pulled diagnostics itself; nothing is pushed.
-        await client.text_document_diagnostic_async(
-            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=client.open("x\n")))
-        )
+        await client.diagnostics_of(client.open("x\n"))
         assert [p for p in client.publishes[before:] if p.uri == uri] == []
     else:
         assert await client.wait_publish(uri, None, after=before) == []
