@@ -17,14 +17,19 @@ from heredoc_lsp.executor.files import FileOpError, Workspace
 
 
 @pytest.fixture
-def layout(tmp_path: Path) -> tuple[Workspace, Path]:
-    """A workspace next to an ``outside`` directory holding a secret file."""
-    ws = tmp_path / "ws"
-    outside = tmp_path / "outside"
-    ws.mkdir()
-    outside.mkdir()
-    (outside / "secret.txt").write_text("secret\n")
-    return Workspace(ws), outside
+def outside(tmp_path: Path) -> Path:
+    """A directory next to the workspace, holding a secret file."""
+    path = tmp_path / "outside"
+    path.mkdir()
+    (path / "secret.txt").write_text("secret\n")
+    return path
+
+
+@pytest.fixture
+def ws(tmp_path: Path, outside: Path) -> Workspace:
+    """A workspace next to ``outside`` (tests snapshot their common parent)."""
+    (tmp_path / "ws").mkdir()
+    return Workspace(tmp_path / "ws")
 
 
 def _snapshot(root: Path) -> dict[str, bytes | None]:
@@ -34,6 +39,16 @@ def _snapshot(root: Path) -> dict[str, bytes | None]:
             p = Path(dirpath, name)
             out[str(p.relative_to(root))] = None if p.is_dir() or p.is_symlink() else p.read_bytes()
     return out
+
+
+def _writes_and_read(ws: Workspace, path: str, text: str) -> tuple[Callable[[], object], ...]:
+    """CREATE_FILE, EDIT_FILE and DELETE_FILE of ``path`` (writing ``text``), then READ_FILE of it."""
+    return (
+        partial(ws.create_file, path, text),
+        partial(ws.edit_file, path, 1, 1, text),
+        partial(ws.delete_file, path),
+        partial(ws.read_file, path),
+    )
 
 
 TEXTUAL_REJECTS = {
@@ -55,15 +70,9 @@ TEXTUAL_REJECTS = {
 
 
 @pytest.mark.parametrize("path", sorted(TEXTUAL_REJECTS))
-def test_textual_rejects_for_every_operation(layout: tuple[Workspace, Path], path: str) -> None:
-    ws, _outside = layout
+def test_textual_rejects_for_every_operation(ws: Workspace, path: str) -> None:
     before = _snapshot(ws.root.parent)
-    for op in (
-        lambda: ws.create_file(path, "x"),
-        lambda: ws.edit_file(path, 1, 1, "x"),
-        lambda: ws.delete_file(path),
-        lambda: ws.read_file(path),
-    ):
+    for op in _writes_and_read(ws, path, "x"):
         with pytest.raises(FileOpError) as info:
             op()
         assert info.value.summary == TEXTUAL_REJECTS[path]
@@ -71,23 +80,16 @@ def test_textual_rejects_for_every_operation(layout: tuple[Workspace, Path], pat
     assert _snapshot(ws.root.parent) == before
 
 
-def test_backslashes_inside_the_workspace_are_separators(layout: tuple[Workspace, Path]) -> None:
-    ws, _ = layout
+def test_backslashes_inside_the_workspace_are_separators(ws: Workspace) -> None:
     assert ws.create_file("src\\pkg\\a.py", "print(1)\n") == "Created 'src\\pkg\\a.py'"
     assert (ws.root / "src" / "pkg" / "a.py").read_text() == "print(1)\n"
 
 
-def test_symlinked_directory_to_outside_existing_and_new_file(layout: tuple[Workspace, Path]) -> None:
-    ws, outside = layout
+def test_symlinked_directory_to_outside_existing_and_new_file(ws: Workspace, outside: Path) -> None:
     (ws.root / "link").symlink_to(outside)
     before = _snapshot(outside)
     for path in ("link/secret.txt", "link/new.txt", "link/deeper/new.txt"):
-        for op in (
-            lambda p=path: ws.create_file(p, "pwned"),
-            lambda p=path: ws.edit_file(p, 1, 1, "pwned"),
-            lambda p=path: ws.delete_file(p),
-            lambda p=path: ws.read_file(p),
-        ):
+        for op in _writes_and_read(ws, path, "pwned"):
             with pytest.raises(FileOpError) as info:
                 op()
             assert info.value.rejected
@@ -95,8 +97,7 @@ def test_symlinked_directory_to_outside_existing_and_new_file(layout: tuple[Work
     assert _snapshot(outside) == before
 
 
-def test_symlinked_file_to_outside_existing_and_dangling(layout: tuple[Workspace, Path]) -> None:
-    ws, outside = layout
+def test_symlinked_file_to_outside_existing_and_dangling(ws: Workspace, outside: Path) -> None:
     (ws.root / "s.txt").symlink_to(outside / "secret.txt")
     (ws.root / "dangling.txt").symlink_to(outside / "new.txt")
     for path in ("s.txt", "dangling.txt"):
@@ -109,8 +110,7 @@ def test_symlinked_file_to_outside_existing_and_dangling(layout: tuple[Workspace
     assert not (outside / "new.txt").exists()
 
 
-def test_symlink_inside_the_workspace_is_followed(layout: tuple[Workspace, Path]) -> None:
-    ws, _ = layout
+def test_symlink_inside_the_workspace_is_followed(ws: Workspace) -> None:
     (ws.root / "real").mkdir()
     (ws.root / "alias").symlink_to("real")
     (ws.root / "real" / "f.txt").write_text("one\ntwo\n")
@@ -120,10 +120,9 @@ def test_symlink_inside_the_workspace_is_followed(layout: tuple[Workspace, Path]
 
 
 def test_symlink_swapped_between_check_and_write_is_refused(
-    layout: tuple[Workspace, Path], monkeypatch: pytest.MonkeyPatch
+    ws: Workspace, outside: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Provoke the race deterministically: swap a checked directory for a link right after phase 2."""
-    ws, outside = layout
     (ws.root / "d").mkdir()
     original = Workspace.resolve
 
@@ -141,9 +140,8 @@ def test_symlink_swapped_between_check_and_write_is_refused(
 
 
 def test_file_swapped_for_a_link_is_replaced_not_followed(
-    layout: tuple[Workspace, Path], monkeypatch: pytest.MonkeyPatch
+    ws: Workspace, outside: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ws, outside = layout
     (ws.root / "f.txt").write_text("old\n")
     original = Workspace.resolve
 
@@ -160,9 +158,8 @@ def test_file_swapped_for_a_link_is_replaced_not_followed(
     assert (outside / "secret.txt").read_text() == "secret\n"
 
 
-def test_racing_symlink_swapper_never_gets_a_write_outside(layout: tuple[Workspace, Path]) -> None:
+def test_racing_symlink_swapper_never_gets_a_write_outside(ws: Workspace, outside: Path) -> None:
     """A thread keeps swapping ``d`` between a directory and a link to outside while files are written into it."""
-    ws, outside = layout
     (ws.root / "d").mkdir()
     stop = threading.Event()
 
@@ -206,8 +203,7 @@ def test_protected_directories(tmp_path: Path) -> None:
     ws.create_file("sessionsX/a.txt", "fine")
 
 
-def test_protected_paths_are_refused_before_any_change(layout: tuple[Workspace, Path]) -> None:
-    ws, _ = layout
+def test_protected_paths_are_refused_before_any_change(ws: Workspace) -> None:
     (ws.root / "real_git").mkdir()
     (ws.root / ".git").symlink_to("real_git")  # the protected name is a link: refused as written
     (ws.root / "alias").symlink_to("real_git")
@@ -216,12 +212,7 @@ def test_protected_paths_are_refused_before_any_change(layout: tuple[Workspace, 
     (ws.root / "x").symlink_to("gitdir/.git")  # a link to a protected folder: refused where it leads
     before = _snapshot(ws.root)
     for path in (".git/hooks/pre-commit", "x/hooks/pre-commit", ".Envrc", ".vscode/tasks.json", "outbox/a.txt"):
-        ops: tuple[Callable[[], object], ...] = (
-            partial(ws.create_file, path, "x"),
-            partial(ws.edit_file, path, 1, 1, "x"),
-            partial(ws.delete_file, path),
-        )
-        for op in ops:
+        for op in _writes_and_read(ws, path, "x")[:3]:  # the writes
             with pytest.raises(FileOpError) as info:
                 op()
             assert "is protected" in info.value.summary and not info.value.rejected
@@ -232,10 +223,9 @@ def test_protected_paths_are_refused_before_any_change(layout: tuple[Workspace, 
     assert ws.create_file("alias/notes.txt", "fine") == "Created 'alias/notes.txt'"
 
 
-def test_look_alike_protected_names_are_refused_before_any_change(layout: tuple[Workspace, Path]) -> None:
+def test_look_alike_protected_names_are_refused_before_any_change(ws: Workspace) -> None:
     # On Linux these are ordinary names; on macOS (HFS+ drops U+200C, U+FEFF) and Windows (8.3 names, NTFS streams)
     # they are .git itself, and a workspace may be shared with those systems.
-    ws, _ = layout
     before = _snapshot(ws.root)
     for path in (
         ".g\u200cit/hooks/pre-commit",
@@ -249,8 +239,7 @@ def test_look_alike_protected_names_are_refused_before_any_change(layout: tuple[
     assert _snapshot(ws.root) == before
 
 
-def test_pyproject_table_is_protected_the_rest_is_not(layout: tuple[Workspace, Path]) -> None:
-    ws, _ = layout
+def test_pyproject_table_is_protected_the_rest_is_not(ws: Workspace) -> None:
     original = '[project]\nname = "x"\n\n[tool.heredoc-lsp.executor]\nconfirm = "always"\n'
     pyproject = ws.root / "pyproject.toml"
     pyproject.write_text(original)
@@ -279,8 +268,7 @@ def test_pyproject_table_is_protected_the_rest_is_not(layout: tuple[Workspace, P
 # -- atomic writes, modes, CREATE/DELETE ------------------------------------------------------------------------
 
 
-def test_create_overwrite_keeps_mode_and_leaves_no_temporaries(layout: tuple[Workspace, Path]) -> None:
-    ws, _ = layout
+def test_create_overwrite_keeps_mode_and_leaves_no_temporaries(ws: Workspace) -> None:
     target = ws.root / "run.sh"
     target.write_text("old\n")
     target.chmod(0o751)
@@ -290,8 +278,7 @@ def test_create_overwrite_keeps_mode_and_leaves_no_temporaries(layout: tuple[Wor
     assert sorted(os.listdir(ws.root)) == ["run.sh"]
 
 
-def test_create_new_file_honours_umask(layout: tuple[Workspace, Path]) -> None:
-    ws, _ = layout
+def test_create_new_file_honours_umask(ws: Workspace) -> None:
     old = os.umask(0o027)
     try:
         ws.create_file("a/b/c.txt", "x")
@@ -300,8 +287,7 @@ def test_create_new_file_honours_umask(layout: tuple[Workspace, Path]) -> None:
     assert stat.S_IMODE((ws.root / "a" / "b" / "c.txt").stat().st_mode) == 0o640
 
 
-def test_create_over_a_directory_fails(layout: tuple[Workspace, Path]) -> None:
-    ws, _ = layout
+def test_create_over_a_directory_fails(ws: Workspace) -> None:
     (ws.root / "dir").mkdir()
     with pytest.raises(FileOpError, match=r"^'dir' is a directory$"):
         ws.create_file("dir", "x")
@@ -310,8 +296,7 @@ def test_create_over_a_directory_fails(layout: tuple[Workspace, Path]) -> None:
         ws.create_file("file/x.txt", "x")
 
 
-def test_delete(layout: tuple[Workspace, Path]) -> None:
-    ws, _ = layout
+def test_delete(ws: Workspace) -> None:
     (ws.root / "gone.txt").write_text("x")
     assert ws.delete_file("gone.txt") == "Deleted 'gone.txt'"
     with pytest.raises(FileOpError, match=r"^File 'gone\.txt' not found$") as info:
@@ -339,16 +324,14 @@ def test_delete(layout: tuple[Workspace, Path]) -> None:
     ],
 )
 def test_edit_file_keeps_line_endings(
-    layout: tuple[Workspace, Path], before: bytes, start: int, end: int, body: str, after: bytes
+    ws: Workspace, before: bytes, start: int, end: int, body: str, after: bytes
 ) -> None:
-    ws, _ = layout
     (ws.root / "f.txt").write_bytes(before)
     ws.edit_file("f.txt", start, end, body)
     assert (ws.root / "f.txt").read_bytes() == after
 
 
-def test_edit_summary_and_range_errors(layout: tuple[Workspace, Path]) -> None:
-    ws, _ = layout
+def test_edit_summary_and_range_errors(ws: Workspace) -> None:
     (ws.root / "f.txt").write_text("1\n2\n3\n")
     assert ws.edit_file("f.txt", 2, 3, "x\ny\nz") == "Edited 'f.txt': lines 2-3 replaced with 3 lines (now 4 lines)"
     with pytest.raises(FileOpError, match=r"^Line range 5-9 is beyond the end of 'f.txt' \(4 lines\)$"):
@@ -363,8 +346,7 @@ def test_edit_summary_and_range_errors(layout: tuple[Workspace, Path]) -> None:
 # -- READ_FILE -------------------------------------------------------------------------------------------------
 
 
-def test_read_file_text_binary_and_cap(layout: tuple[Workspace, Path]) -> None:
-    ws, _ = layout
+def test_read_file_text_binary_and_cap(ws: Workspace) -> None:
     (ws.root / "t.txt").write_text("héllo\n")
     got = ws.read_file("t.txt")
     assert (got.path, got.text, got.size, got.binary, got.truncated) == ("t.txt", "héllo\n", 7, False, False)
@@ -383,8 +365,7 @@ def test_read_file_text_binary_and_cap(layout: tuple[Workspace, Path]) -> None:
 SECRET = "tok-0123456789abcdef"
 
 
-def test_read_file_hides_secrets_and_a_secret_cut_by_the_cap(layout: tuple[Workspace, Path]) -> None:
-    ws, _ = layout
+def test_read_file_hides_secrets_and_a_secret_cut_by_the_cap(ws: Workspace) -> None:
     redactor = Redactor([SECRET])
     (ws.root / "env.txt").write_text(f"token={SECRET}\n")
     assert ws.read_file("env.txt", redactor=redactor).text == "token=[REDACTED]\n"
@@ -399,8 +380,7 @@ def _sparse(path: Path, size: int) -> None:
         f.truncate(size)
 
 
-def test_edit_file_above_the_cap_fails_before_reading(layout: tuple[Workspace, Path]) -> None:
-    ws, _ = layout
+def test_edit_file_above_the_cap_fails_before_reading(ws: Workspace) -> None:
     _sparse(ws.root / "huge.log", MAX_EDIT_BYTES + 1)
     with pytest.raises(FileOpError, match=r"^File 'huge.log' is too large to edit \(10485761 bytes; EDIT_FILE"):
         ws.edit_file("huge.log", 1, 1, "x")
@@ -414,8 +394,7 @@ def test_edit_file_above_the_cap_fails_before_reading(layout: tuple[Workspace, P
     )
 
 
-def test_line_count_reads_in_chunks_and_stops_at_the_cap(layout: tuple[Workspace, Path]) -> None:
-    ws, _ = layout
+def test_line_count_reads_in_chunks_and_stops_at_the_cap(ws: Workspace) -> None:
     (ws.root / "crlf.txt").write_bytes(b"a\r\nb\rc\n\nd")
     assert ws.line_count("crlf.txt") == 5
     _sparse(ws.root / "huge.log", MAX_EDIT_BYTES + 1)
