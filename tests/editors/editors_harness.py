@@ -27,6 +27,17 @@ def snippet(tag: str, doc: str = "editors.md", marker: str = "editors-test") -> 
     return m.group(1)
 
 
+def workspace_file(tmp_path: Path, name: str, text: str, config: str | None = "") -> Path:
+    """The file ``name`` holding ``text`` in the workspace ``tmp_path/ws``, with a heredoc-lsp.toml holding
+    ``config`` (none when None)."""
+    file = tmp_path / "ws" / name
+    file.parent.mkdir(parents=True)
+    if config is not None:
+        (tmp_path / "ws" / "heredoc-lsp.toml").write_text(config, encoding="utf-8")
+    file.write_text(text, encoding="utf-8")
+    return file
+
+
 def editor_env(home: Path) -> dict[str, str]:
     """A private home and XDG folders, and PATH starting with this interpreter's bin (where heredoc-lsp is)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "NVIM", "VIM"))}
@@ -78,18 +89,14 @@ def run_nvim_plugin(nvim: str, setup: str, workspace: Path, file: Path, fix: str
 
 def nvim_filetypes(nvim: str, files: list[Path], home: Path) -> dict[str, str]:
     """The file type ``nvim --clean`` with only this checkout on 'runtimepath' gives each file."""
-    home.mkdir(parents=True, exist_ok=True)
-    out = home / "filetypes.json"
-    lua = (
-        f"local files = vim.json.decode([==[{json.dumps([str(f) for f in files])}]==]) "
+    seen: dict[str, str] = nvim_lua_json(
+        nvim,
+        f"(function() local files = vim.json.decode([==[{json.dumps([str(f) for f in files])}]==]) "
         "local seen = {} "
         "for _, f in ipairs(files) do vim.cmd('edit ' .. vim.fn.fnameescape(f)); seen[f] = vim.bo.filetype end "
-        f"local h = io.open([==[{out}]==], 'w') h:write(vim.json.encode(seen)) h:close()"
+        "return seen end)()",
+        home,
     )
-    cmd = [nvim, "--clean", "--headless", "-n", "--cmd", f"set rtp^={REPO}", "-c", f"lua {lua}", "-c", "qa!"]
-    proc = subprocess.run(cmd, env=editor_env(home), capture_output=True, text=True, timeout=TIMEOUT, check=False)
-    assert out.exists(), f"neovim wrote nothing (exit {proc.returncode})\n{proc.stdout}\n{proc.stderr}"
-    seen: dict[str, str] = json.loads(out.read_text(encoding="utf-8"))
     return seen
 
 

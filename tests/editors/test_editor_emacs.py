@@ -5,15 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from editors_harness import run_emacs
+from editors_harness import run_emacs, workspace_file
 
 
 def test_eglot_shows_unclosed_heredoc(tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    file = workspace / "script.cli"
-    file.write_text("echo start\né😀 cat <<EOF\nbody é😀\n", encoding="utf-8")
-    result = run_emacs(workspace, file, tmp_path / "home")
+    file = workspace_file(tmp_path, "script.cli", "echo start\né😀 cat <<EOF\nbody é😀\n", config=None)
+    result = run_emacs(file.parent, file, tmp_path / "home")
     assert result.get("error") is None, result
     assert result["mode"] == "cli-script-mode"
     diagnostics = [(d["beg"], d["end"], d["type"], d["text"]) for d in result["diagnostics"]]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from editors_harness import NVIM_012, REPO, run_nvim, snippet
+from editors_harness import NVIM_012, REPO, run_nvim, snippet, workspace_file
 
 # The plugin on 'runtimepath' with its one setup line (docs/neovim/README.md) and the run keys of docs/running.md.
 CONFIG = (
@@ -21,11 +21,8 @@ REPLY = '[CREATE_FILE path="made.txt"]\nmade in neovim\n[/CREATE_FILE]\n[RUN_COM
 
 
 def test_neovim_runs_the_agent_loop_from_user_commands(tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "heredoc-lsp.toml").write_text("", encoding="utf-8")
-    start = workspace / "start.cli"
-    start.write_text("echo hi\n", encoding="utf-8")
+    start = workspace_file(tmp_path, "start.cli", "echo hi\n")
+    workspace = start.parent
     made = workspace / "made.txt"
     seen = run_nvim(
         NVIM_012,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from editors_harness import NVIM_012, run_nvim, snippet
+from editors_harness import NVIM_012, run_nvim, snippet, workspace_file
 
 TEXT = """\
 # é😀 deploy
@@ -57,12 +57,8 @@ def token(kind: str, line: int, start: int, end: int, modifiers: list[str] | Non
 
 
 def test_neovim_highlights_from_semantic_tokens_and_shows_the_outline(tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "heredoc-lsp.toml").write_text(CONFIG, encoding="utf-8")
-    file = workspace / "deploy.cli"
-    file.write_text(TEXT, encoding="utf-8")
-    result = run_nav_nvim(workspace, file, tmp_path / "home")
+    file = workspace_file(tmp_path, "deploy.cli", TEXT, CONFIG)
+    result = run_nav_nvim(file.parent, file, tmp_path / "home")
     assert result.get("error") is None, result
     assert result["filetype"] == "cli-script"
     assert result["offset_encoding"] == "utf-8"
@@ -108,12 +104,9 @@ PY
 
 def test_neovim_colours_a_python_body_as_python(tmp_path: Path) -> None:
     """Bodies in their own language (docs/bodies.md): the body's keywords, strings and numbers, in byte columns."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    file = workspace / "body.cli"
-    file.write_text(PYTHON_BODY, encoding="utf-8")
+    file = workspace_file(tmp_path, "body.cli", PYTHON_BODY, config=None)
     # "def f(): return 'é😀' + 1": return at bytes 9-15, the string 16-24 (é is 2 bytes, 😀 4), 1 at 27
-    result = run_nav_nvim(workspace, file, tmp_path / "home", [(1, 2), (2, 1), (2, 10), (2, 18), (2, 27)])
+    result = run_nav_nvim(file.parent, file, tmp_path / "home", [(1, 2), (2, 1), (2, 10), (2, 18), (2, 27)])
     assert result.get("error") is None, result
     assert result["probes"] == [
         token("keyword", 1, 0, 6),

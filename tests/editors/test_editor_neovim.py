@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from editors_harness import NVIM_012, NVIM_07, run_nvim, snippet
+from editors_harness import NVIM_012, NVIM_07, run_nvim, snippet, workspace_file
 
 TEXT = "echo start\né😀 cat <<EOF\nbody é😀\n"
 # Neovim columns are byte offsets: "é😀 cat <<" is 2 + 4 + 5 + 2 = 13 bytes, the marker "EOF" 3 more.
@@ -27,12 +27,8 @@ FIX = "Close the heredoc with a line 'EOF'"
 def test_unclosed_heredoc_shown_and_fixed(
     tmp_path: Path, nvim: str, config: str, encoding: str, edit_kind: str
 ) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "heredoc-lsp.toml").write_text("", encoding="utf-8")
-    file = workspace / "script.cli"
-    file.write_text(TEXT, encoding="utf-8")
-    result = run_nvim(nvim, snippet(config), workspace, tmp_path / "home", "quickfix", file=str(file), fix=FIX)
+    file = workspace_file(tmp_path, "script.cli", TEXT)
+    result = run_nvim(nvim, snippet(config), file.parent, tmp_path / "home", "quickfix", file=str(file), fix=FIX)
     assert result.get("error") is None, result
     assert result["filetype"] == "cli-script"
     assert result["offset_encoding"] == encoding
@@ -67,15 +63,11 @@ EARLY_CLOSE_FIX = "Rename the marker 'EOF' to 'EOF_1' so that the heredoc runs t
 def test_the_cli_lints_are_shown_and_early_close_is_fixed(
     tmp_path: Path, nvim: str, config: str, cli_lints: str
 ) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "heredoc-lsp.toml").write_text("", encoding="utf-8")
-    file = workspace / "lints.cli"
-    file.write_text(cli_lints, encoding="utf-8")
+    file = workspace_file(tmp_path, "lints.cli", cli_lints)
     result = run_nvim(
         nvim,
         snippet(config),
-        workspace,
+        file.parent,
         tmp_path / "home",
         "quickfix",
         file=str(file),

@@ -9,7 +9,7 @@ import re
 import time
 from pathlib import Path
 
-from editors_harness import NVIM_012, run_nvim, snippet
+from editors_harness import NVIM_012, run_nvim, snippet, workspace_file
 from tests.executor.conftest import processes_with, unique_sleep
 
 # The Neovim configuration of docs/editors.md with the run keys of docs/running.md.
@@ -19,12 +19,9 @@ GONE_WITHIN_S = 15.0
 
 
 def test_neovim_runs_a_command_from_its_lens(tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "heredoc-lsp.toml").write_text("", encoding="utf-8")
-    script = workspace / "make.cli"
     text = "# make a file from a heredoc\ncat > created.txt <<EOF\nmade by neovim é😀\nEOF\n"
-    script.write_text(text, encoding="utf-8")
+    script = workspace_file(tmp_path, "make.cli", text)
+    workspace = script.parent
     created = workspace / "created.txt"
     seen = run_nvim(
         NVIM_012,
@@ -67,9 +64,6 @@ def test_neovim_runs_a_command_from_its_lens(tmp_path: Path) -> None:
 
 
 def test_quitting_neovim_ends_the_server_and_the_whole_run(tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "heredoc-lsp.toml").write_text("", encoding="utf-8")
     # Unisolated (the user's own config, docs/configuration.md): under bubblewrap the run's processes die with
     # bwrap's pid namespace whatever the server does.
     user_config = tmp_path / "home" / "xdg_config_home" / "heredoc-lsp" / "config.toml"
@@ -78,11 +72,12 @@ def test_quitting_neovim_ends_the_server_and_the_whole_run(tmp_path: Path) -> No
     m = unique_sleep()
     # As in tests/lsp/run/test_run_server_end.py: the run's shell dies on SIGTERM, below it a shell and its sleep
     # that ignore it; "started" appears once the sleep is going.
-    script = workspace / "long.cli"
-    script.write_text(
+    script = workspace_file(
+        tmp_path,
+        "long.cli",
         f'# a long command\nsh -c \'trap "" TERM; sleep "$1" & echo > started; wait\' tree {m}; echo after\n',
-        encoding="utf-8",
     )
+    workspace = script.parent
     seen = run_nvim(
         NVIM_012,
         CONFIG,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from editors_harness import NVIM_012, NVIM_07, REPO, nvim_filetypes, nvim_lua_json, run_nvim_plugin
+from editors_harness import NVIM_012, NVIM_07, REPO, nvim_filetypes, nvim_lua_json, run_nvim_plugin, workspace_file
 
 from heredoc_lsp import __version__
 from heredoc_lsp.languages import Language, language_from_id, language_from_path
@@ -41,12 +41,8 @@ FILETYPES = {
     ],
 )
 def test_plugin_shows_and_fixes_unclosed_heredoc(tmp_path: Path, nvim: str, setup: str, encoding: str) -> None:
-    workspace = tmp_path / "ws"
-    (workspace / "sub").mkdir(parents=True)
-    (workspace / "heredoc-lsp.toml").write_text("", encoding="utf-8")
-    file = workspace / "sub" / "script.cli"
-    file.write_text(TEXT, encoding="utf-8")
-    result = run_nvim_plugin(nvim, setup, workspace, file, FIX, tmp_path / "home")
+    file = workspace_file(tmp_path, "sub/script.cli", TEXT)
+    result = run_nvim_plugin(nvim, setup, tmp_path / "ws", file, FIX, tmp_path / "home")
     assert result.get("error") is None, result
     assert result["filetype"] == "cliscript"
     assert result["offset_encoding"] == encoding
