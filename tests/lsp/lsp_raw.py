@@ -33,6 +33,11 @@ def notification(method: str, params: object = None) -> Message:
     return {"jsonrpc": "2.0", "method": method, "params": params}
 
 
+def did_open(uri: str, text: str) -> Message:
+    item = {"uri": uri, "languageId": "cli-script", "version": 1, "text": text}
+    return notification("textDocument/didOpen", {"textDocument": item})
+
+
 def initialize_params(root: Path, profile: str = "vscode") -> Message:
     caps = default_converter().unstructure(capabilities_for(profile))
     return {"processId": None, "rootUri": root.as_uri(), "capabilities": caps}
@@ -149,9 +154,7 @@ class RawServer(RawPeer):
         try:
             code = await asyncio.wait_for(self.proc.wait(), timeout)
         finally:
-            if self.proc.returncode is None:
-                self.proc.kill()
-                await self.proc.wait()
+            await self.kill()
         if out is not None:
             await out
         return code, (await err).decode(errors="replace")

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from lsp_raw import RawPeer, notification, pipe_peer, request
+from lsp_raw import RawPeer, did_open, notification, pipe_peer, request
 
 from heredoc_lsp.lsp.analysis import HISTORY
 from heredoc_lsp.lsp.server import build_server
@@ -74,11 +74,6 @@ def grown(before: tuple[Counter[str], int], after: tuple[Counter[str], int]) -> 
     return objects, after[1] - before[1], top
 
 
-def open_doc(uri: str, text: str) -> dict[str, object]:
-    item = {"uri": uri, "languageId": "cli-script", "version": 1, "text": text}
-    return notification("textDocument/didOpen", {"textDocument": item})
-
-
 def change(uri: str, version: int, line: int, text: str) -> dict[str, object]:
     where = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1}}
     return notification(
@@ -92,7 +87,7 @@ async def test_memory_is_flat_over_edits_and_open_close(tmp_path: Path) -> None:
     try:
         async with in_process(tmp_path) as peer:
             uri = (tmp_path / "typed.cli").as_uri()
-            peer.send(open_doc(uri, "".join(f"cmd{i} <<EOF\nbody {i}\nEOF\n" for i in range(50))))
+            peer.send(did_open(uri, "".join(f"cmd{i} <<EOF\nbody {i}\nEOF\n" for i in range(50))))
             version = 1
 
             async def edits(n: int) -> None:
@@ -112,12 +107,12 @@ async def test_memory_is_flat_over_edits_and_open_close(tmp_path: Path) -> None:
                 for _ in range(n):
                     cycle += 1
                     other = (tmp_path / f"open{cycle}.cli").as_uri()
-                    peer.send(open_doc(other, f"tool{cycle} <<EOF\nx\n"))
+                    peer.send(did_open(other, f"tool{cycle} <<EOF\nx\n"))
                     await peer.call(cycle, "textDocument/documentSymbol", {"textDocument": {"uri": other}})
                     # Closed before its outline request runs (the request is answered later, and skipped).
                     again = (tmp_path / f"again{cycle}.cli").as_uri()
                     late = request(f"late{cycle}", "textDocument/documentSymbol", {"textDocument": {"uri": again}})
-                    peer.send(open_doc(again, "y <<EOF\n"), late)
+                    peer.send(did_open(again, "y <<EOF\n"), late)
                     peer.send(notification("textDocument/didClose", {"textDocument": {"uri": other}}))
                     peer.send(notification("textDocument/didClose", {"textDocument": {"uri": again}}))
 

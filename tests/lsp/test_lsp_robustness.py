@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from lsp_harness import PROFILES, SERVER_COMMAND, RecordingClient, apply_text_edits, units
-from lsp_raw import RawPeer, notification
+from lsp_raw import RawPeer, did_open, notification
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
@@ -192,8 +192,7 @@ async def test_tcp_transport(tmp_path: Path, profile: str) -> None:
         answer = await peer.initialize(tmp_path, profile)
         assert "capabilities" in answer["result"]
         uri = (tmp_path / "t.cli").as_uri()
-        item = {"uri": uri, "languageId": "cli-script", "version": 1, "text": "x <<EOF\n"}
-        peer.send(notification("textDocument/didOpen", {"textDocument": item}))
+        peer.send(did_open(uri, "x <<EOF\n"))
         zero = {"line": 0, "character": 0}
         actions = await peer.call(
             2,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from lsp_harness import SERVER_COMMAND
-from lsp_raw import RawServer, frame, initialize_params, notification, request
+from lsp_raw import RawServer, did_open, frame, initialize_params, notification, request
 
 END = 30.0  # seconds: far above the real time (bench/bench_stdio.py), far below "never"
 TEXT = "x <<EOF\nbody\nEOF\n"
@@ -28,12 +28,7 @@ async def started(root: Path) -> AsyncIterator[tuple[RawServer, str]]:
     try:
         await server.initialize(root)
         uri = (root / "a.cli").as_uri()
-        server.send(
-            notification(
-                "textDocument/didOpen",
-                {"textDocument": {"uri": uri, "languageId": "cli-script", "version": 1, "text": TEXT}},
-            )
-        )
+        server.send(did_open(uri, TEXT))
         yield server, uri
     finally:
         await server.kill()
@@ -139,12 +134,7 @@ async def test_the_editor_goes_away_mid_request(tmp_path: Path, gone: str) -> No
     messages = (
         frame(request(1, "initialize", initialize_params(tmp_path)))
         + frame(notification("initialized", {}))
-        + frame(
-            notification(
-                "textDocument/didOpen",
-                {"textDocument": {"uri": uri, "languageId": "cli-script", "version": 1, "text": text}},
-            )
-        )
+        + frame(did_open(uri, text))
         + frame(request(2, "textDocument/documentSymbol", {"textDocument": {"uri": uri}}))
     )
     out = os.fdopen(stdout_r, "rb", buffering=0)
@@ -255,12 +245,7 @@ async def test_requests_before_initialize_are_refused(tmp_path: Path) -> None:
     try:
         uri = (tmp_path / "early.cli").as_uri()
         # A notification before initialize is dropped; a request is answered ServerNotInitialized (-32002).
-        server.send(
-            notification(
-                "textDocument/didOpen",
-                {"textDocument": {"uri": uri, "languageId": "cli-script", "version": 1, "text": TEXT}},
-            )
-        )
+        server.send(did_open(uri, TEXT))
         early = await server.call(1, "textDocument/documentSymbol", {"textDocument": {"uri": uri}})
         assert early["error"]["code"] == -32002, early
         await server.initialize(tmp_path)
