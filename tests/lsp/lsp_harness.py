@@ -342,6 +342,11 @@ async def client_fixture(lsp_client: RecordingClient, request: pytest.FixtureReq
     await lsp_client.shutdown_session()
 
 
+def command(name: str, **arg: object) -> types.Command:
+    """The command ``heredoc-lsp.NAME`` with the one argument object ``arg``, as a lens or action carries it."""
+    return types.Command(title="", command=f"heredoc-lsp.{name}", arguments=[arg])
+
+
 def capabilities_for(profile: str) -> types.ClientCapabilities:
     return client_capabilities(PROFILES[profile])
 

@@ -13,9 +13,8 @@ import json
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
 
-from lsp.lsp_harness import RecordingClient, session
+from lsp.lsp_harness import RecordingClient, command, session
 
 PARTS = ["whole", "protocol", "commands"]
 
@@ -26,10 +25,6 @@ def part_of(outbox: str, part: str) -> str:
     if part == "commands":  # from its COMMANDS heading on: the examples only
         return outbox[outbox.index("COMMANDS") : outbox.index("=== CONTEXT ===")]
     return outbox
-
-
-def command(name: str, **arg: object) -> types.Command:
-    return types.Command(title="", command=f"heredoc-lsp.{name}", arguments=[arg])
 
 
 async def start(client: RecordingClient, root: Path) -> tuple[str, str]:

@@ -12,7 +12,7 @@ import pytest
 from lsprotocol import types
 
 from heredoc_lsp.executor.protocol_text import protocol_text
-from lsp.lsp_harness import RecordingClient, session
+from lsp.lsp_harness import RecordingClient, command, session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -29,10 +29,6 @@ REPLY = (
     "cat src/a.py > copy.txt\n"
     "[/RUN_COMMAND]\n"
 )
-
-
-def command(name: str, **arg: object) -> types.Command:
-    return types.Command(title="", command=f"heredoc-lsp.{name}", arguments=[arg])
 
 
 def ledger_states(root: Path) -> list[str]:

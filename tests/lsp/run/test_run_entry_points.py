@@ -9,7 +9,7 @@ import pytest
 from lsprotocol import types
 
 from heredoc_lsp.lsp.run.lenses import LAZY_LENSES
-from lsp.lsp_harness import RecordingClient, session
+from lsp.lsp_harness import RecordingClient, command, session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -92,9 +92,7 @@ async def test_errors_say_why_instead_of_run(client: RecordingClient) -> None:
     ]
     assert [a.title for a in await client.actions(uri, 0)] == ["▶ Run 'echo ok'"]
     assert not [a.title for a in await client.actions(uri, 1) if a.title.startswith("▶")]
-    result = await client.execute(
-        types.Command(title="", command="heredoc-lsp.runScript", arguments=[{"uri": uri, "version": 1}])
-    )
+    result = await client.execute(command("runScript", uri=uri, version=1))
     assert result == {
         "status": "refused",
         "message": f"heredoc-lsp: nothing was run. The script has errors: line 2: {UNCLOSED_MESSAGE}",
@@ -116,9 +114,7 @@ async def test_possible_heredoc_blocks_the_run_unless_suppressed(client: Recordi
         ),
         (0, "▶ Run"),
     ]
-    result = await client.execute(
-        types.Command(title="", command="heredoc-lsp.runScript", arguments=[{"uri": uri, "version": 1}])
-    )
+    result = await client.execute(command("runScript", uri=uri, version=1))
     assert result["status"] == "refused"
     assert "nothing was run" in result["message"]
     suppressed = client.open_file("echo ok\n# heredoc-lsp: disable=possible_heredoc\necho x<<END\nEND\n")
@@ -190,9 +186,7 @@ async def test_untrusted_workspace_offers_and_runs_nothing(tmp_path: Path, profi
             lenses = await client.lenses(uri)
         assert lenses == []
         assert await client.actions(uri, 0) == []
-        result = await client.execute(
-            types.Command(title="", command="heredoc-lsp.runCommand", arguments=[{"uri": uri, "version": 1, "line": 0}])
-        )
+        result = await client.execute(command("runCommand", uri=uri, version=1, line=0))
         assert result["status"] == "refused"
         assert result["message"].startswith("heredoc-lsp: this workspace is not trusted")
         assert client.questions == []

@@ -13,7 +13,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 from tests.executor.conftest import processes_with, unique_sleep
 
-from lsp.lsp_harness import RUN, RecordingClient, server_process, session
+from lsp.lsp_harness import RUN, RecordingClient, command, server_process, session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -97,8 +97,7 @@ async def test_cancel_lens_and_several_runs_at_once(client: RecordingClient) -> 
     assert processes_with(f"sleep {m2}") and not task2.done()
     assert not isinstance(client.progress_reports[token2][-1], types.WorkDoneProgressEnd)
     # Cancelling every run of a document by its URI.
-    by_uri = types.Command(title="", command="heredoc-lsp.cancelRun", arguments=[{"uri": second}])
-    assert (await client.execute(by_uri))["status"] == "cancelling"
+    assert (await client.execute(command("cancelRun", uri=second)))["status"] == "cancelling"
     assert (await task2)["status"] == "cancelled"
     assert processes_with(f"sleep {m2}") == []
 
@@ -111,7 +110,7 @@ async def test_same_target_twice_is_refused_while_running(client: RecordingClien
     task, _token = await start(client, lens.command)
     again = await client.execute(lens.command)
     assert again == {"status": "refused", "message": f"heredoc-lsp: 'sleep {m}' is already running; cancel it first"}
-    await client.execute(types.Command(title="", command="heredoc-lsp.cancelRun", arguments=[{"uri": uri}]))
+    await client.execute(command("cancelRun", uri=uri))
     assert (await task)["status"] == "cancelled"
 
 

@@ -10,7 +10,7 @@ import pytest
 from lsprotocol import types
 
 from heredoc_lsp.executor.agent import AgentPaths, OutboxSettings, start_session
-from lsp.lsp_harness import RUN, RecordingClient
+from lsp.lsp_harness import RUN, RecordingClient, command
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -32,12 +32,6 @@ def reply_text(tag: str) -> str:
         "x\n"
         "[/EDIT_FILE]\n"
     )
-
-
-@pytest.fixture(scope="module")
-def module_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An agent workspace with one session (its first outbox written)."""
-    return tmp_path_factory.mktemp("agent")
 
 
 def new_session(root: Path) -> str:
@@ -137,7 +131,7 @@ async def test_a_copy_of_an_applied_reply_and_a_pasted_outbox_are_refused(client
     assert "reply2.txt is the same reply as reply1.txt, which was applied at " in result["message"]
     assert (root / "n.txt").read_text(encoding="utf-8") == "mine\n"
     # Undo from the editor: n.txt was changed since the apply, so it is left as it is and named.
-    undo = types.Command(title="", command="heredoc-lsp.undoReply", arguments=[{"uri": copy}])
+    undo = command("undoReply", uri=copy)
     undone = await client.execute(undo)
     assert (undone["status"], undone["reply"]) == ("partly undone", "reply1.txt")
     assert [r["path"] for r in undone["refused"]] == ["n.txt"]
