@@ -48,6 +48,18 @@ def shell_spec(
     )
 
 
+def tree(root: Path) -> dict[str, bytes | str]:
+    """Everything under ``root``: a file's bytes, a link's target, ``b""`` for a folder."""
+    found: dict[str, bytes | str] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            p = Path(dirpath, name)
+            found[str(p.relative_to(root))] = (
+                os.readlink(p) if p.is_symlink() else (b"" if p.is_dir() else p.read_bytes())
+            )
+    return found
+
+
 def unique_sleep() -> str:
     """A sleep duration nobody else uses, so leftover processes can be found by their command line."""
     return f"{random.randint(1000, 9999)}.{random.randint(100000, 999999)}"

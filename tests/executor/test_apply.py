@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import signal
@@ -34,6 +33,7 @@ from heredoc_lsp.executor.reply_apply import apply_reply
 from heredoc_lsp.syntax.outbox import parse_outbox
 from heredoc_lsp.syntax.text import split_lines
 
+from .conftest import tree
 from .test_runs import Recorder
 
 OPTS = RunOptions(sandbox="none", kill_grace_s=0.3)
@@ -228,17 +228,6 @@ def replies(draw: Any) -> str:
     return "\n".join(out) + ("\n" if draw(st.booleans()) else "")
 
 
-def _tree(root: Path) -> dict[str, bytes | str]:
-    found: dict[str, bytes | str] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            p = Path(dirpath, name)
-            found[str(p.relative_to(root))] = (
-                os.readlink(p) if p.is_symlink() else (b"" if p.is_dir() else p.read_bytes())
-            )
-    return found
-
-
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(replies())
 async def test_random_replies_never_write_outside_and_never_crash(text: str) -> None:
@@ -256,13 +245,13 @@ async def test_random_replies_never_write_outside_and_never_crash(text: str) -> 
         (ws / "dangling").symlink_to(outside / "new.txt")
         reply = base / "reply.inbox"
         reply.write_text(text)
-        before = _tree(base)
+        before = tree(base)
         rec = Recorder()
         out = await apply_reply(
             reply, options=replace(OPTS, timeout_s=5), workspace=ws, session=False, sink=rec, config=DEFAULT_CONFIG
         )
         end = rec.terminal()
-        after = _tree(base)
+        after = tree(base)
         changed = {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
         if end.type == "run.failed":  # refused as a whole (cut off, a prompt): nothing at all changed
             assert end.payload.get("refused") is True and out.exit_code == 2, end.payload
@@ -272,7 +261,7 @@ async def test_random_replies_never_write_outside_and_never_crash(text: str) -> 
         assert out.status == "completed"
         assert all(k.startswith("ws/") or k == "ws" for k in changed), changed
         assert not any(k.startswith("ws/sessions/") for k in changed), changed
-        assert _tree(outside) == {"secret.txt": b"secret"}
+        assert tree(outside) == {"secret.txt": b"secret"}
         for r in end.payload["results"]:
             assert r["text"].startswith(("[OK] ", "[FAILED] ", "[SKIPPED] "))
     finally:

@@ -15,6 +15,8 @@ from heredoc_lsp.analysis.workspace import MAX_EDIT_BYTES
 from heredoc_lsp.executor.environment import Redactor
 from heredoc_lsp.executor.files import FileOpError, Workspace
 
+from .conftest import tree
+
 
 @pytest.fixture
 def outside(tmp_path: Path) -> Path:
@@ -30,15 +32,6 @@ def ws(tmp_path: Path, outside: Path) -> Workspace:
     """A workspace next to ``outside`` (tests snapshot their common parent)."""
     (tmp_path / "ws").mkdir()
     return Workspace(tmp_path / "ws")
-
-
-def _snapshot(root: Path) -> dict[str, bytes | None]:
-    out: dict[str, bytes | None] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            p = Path(dirpath, name)
-            out[str(p.relative_to(root))] = None if p.is_dir() or p.is_symlink() else p.read_bytes()
-    return out
 
 
 def _writes_and_read(ws: Workspace, path: str, text: str) -> tuple[Callable[[], object], ...]:
@@ -71,13 +64,13 @@ TEXTUAL_REJECTS = {
 
 @pytest.mark.parametrize("path", sorted(TEXTUAL_REJECTS))
 def test_textual_rejects_for_every_operation(ws: Workspace, path: str) -> None:
-    before = _snapshot(ws.root.parent)
+    before = tree(ws.root.parent)
     for op in _writes_and_read(ws, path, "x"):
         with pytest.raises(FileOpError) as info:
             op()
         assert info.value.summary == TEXTUAL_REJECTS[path]
         assert info.value.rejected
-    assert _snapshot(ws.root.parent) == before
+    assert tree(ws.root.parent) == before
 
 
 def test_backslashes_inside_the_workspace_are_separators(ws: Workspace) -> None:
@@ -87,14 +80,14 @@ def test_backslashes_inside_the_workspace_are_separators(ws: Workspace) -> None:
 
 def test_symlinked_directory_to_outside_existing_and_new_file(ws: Workspace, outside: Path) -> None:
     (ws.root / "link").symlink_to(outside)
-    before = _snapshot(outside)
+    before = tree(outside)
     for path in ("link/secret.txt", "link/new.txt", "link/deeper/new.txt"):
         for op in _writes_and_read(ws, path, "pwned"):
             with pytest.raises(FileOpError) as info:
                 op()
             assert info.value.rejected
             assert info.value.summary.startswith(f"REJECTED: Path '{path}' is outside workspace: it resolves to ")
-    assert _snapshot(outside) == before
+    assert tree(outside) == before
 
 
 def test_symlinked_file_to_outside_existing_and_dangling(ws: Workspace, outside: Path) -> None:
@@ -210,13 +203,13 @@ def test_protected_paths_are_refused_before_any_change(ws: Workspace) -> None:
     (ws.root / "gitdir").mkdir()
     (ws.root / "gitdir" / ".git").mkdir()
     (ws.root / "x").symlink_to("gitdir/.git")  # a link to a protected folder: refused where it leads
-    before = _snapshot(ws.root)
+    before = tree(ws.root)
     for path in (".git/hooks/pre-commit", "x/hooks/pre-commit", ".Envrc", ".vscode/tasks.json", "outbox/a.txt"):
         for op in _writes_and_read(ws, path, "x")[:3]:  # the writes
             with pytest.raises(FileOpError) as info:
                 op()
             assert "is protected" in info.value.summary and not info.value.rejected
-    assert _snapshot(ws.root) == before  # no parent folder was created either
+    assert tree(ws.root) == before  # no parent folder was created either
     with pytest.raises(FileOpError) as info:
         ws.create_file("x/hooks/pre-commit", "x")
     assert info.value.summary.startswith("Path 'x/hooks/pre-commit' leads to 'gitdir/.git/hooks/pre-commit'")
@@ -226,7 +219,7 @@ def test_protected_paths_are_refused_before_any_change(ws: Workspace) -> None:
 def test_look_alike_protected_names_are_refused_before_any_change(ws: Workspace) -> None:
     # On Linux these are ordinary names; on macOS (HFS+ drops U+200C, U+FEFF) and Windows (8.3 names, NTFS streams)
     # they are .git itself, and a workspace may be shared with those systems.
-    before = _snapshot(ws.root)
+    before = tree(ws.root)
     for path in (
         ".g\u200cit/hooks/pre-commit",
         "\ufeff.git/config",
@@ -236,7 +229,7 @@ def test_look_alike_protected_names_are_refused_before_any_change(ws: Workspace)
         with pytest.raises(FileOpError) as info:
             ws.create_file(path, "x")
         assert "is protected" in info.value.summary and not info.value.rejected
-    assert _snapshot(ws.root) == before
+    assert tree(ws.root) == before
 
 
 def test_pyproject_table_is_protected_the_rest_is_not(ws: Workspace) -> None:
