@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from heredoc_lsp.config import DEFAULT_CONFIG
 from heredoc_lsp.executor import engine
 from heredoc_lsp.executor.control import RunControl
 from heredoc_lsp.executor.events import TERMINAL_TYPES, RunEvent
-from heredoc_lsp.executor.model import RunOptions, command_result_text, quote_command
+from heredoc_lsp.executor.model import RunOptions, RunOutcome, command_result_text, quote_command
 from heredoc_lsp.executor.sandbox import UNISOLATED_NOTE
 from heredoc_lsp.executor.script_run import run_script
 
@@ -57,10 +58,34 @@ def script(tmp_path: Path, text: str) -> Path:
     return p
 
 
+async def run(
+    path: Path,
+    mode: str = "none",
+    *,
+    rec: Recorder | None = None,
+    control: RunControl | None = None,
+    lines: Collection[int] | None = None,
+    **options: Any,
+) -> tuple[RunOutcome, Recorder]:
+    """``run_script`` of ``path`` in its folder with the default config and ``opts(mode, **options)``: the outcome
+    and the recorded events (in ``rec`` when given)."""
+    rec = rec or Recorder()
+    out = await run_script(
+        path,
+        options=opts(mode, **options),
+        workspace=path.parent,
+        sink=rec,
+        control=control,
+        config=DEFAULT_CONFIG,
+        lines=lines,
+    )
+    return out, rec
+
+
 async def test_script_runs_in_order_with_heredoc_stdin(tmp_path: Path, mode: str) -> None:
-    rec = Recorder()
-    path = script(tmp_path, "# c\necho one\ncat <<EOF\n  kept  \n\n# not a comment\nEOF\ncat <<E2\nE2\n")
-    out = await run_script(path, options=opts(mode), workspace=tmp_path, sink=rec, config=DEFAULT_CONFIG)
+    out, rec = await run(
+        script(tmp_path, "# c\necho one\ncat <<EOF\n  kept  \n\n# not a comment\nEOF\ncat <<E2\nE2\n"), mode
+    )
     end = rec.terminal()
     assert end.type == "run.completed"
     assert end.payload["summary"] == "3 commands: 3 OK"
@@ -75,9 +100,7 @@ async def test_script_runs_in_order_with_heredoc_stdin(tmp_path: Path, mode: str
 
 
 async def test_script_with_errors_runs_nothing(tmp_path: Path) -> None:
-    rec = Recorder()
-    path = script(tmp_path, "touch made\ncat <<EOF\nnever closed\n")
-    out = await run_script(path, options=opts(), workspace=tmp_path, sink=rec, config=DEFAULT_CONFIG)
+    out, rec = await run(script(tmp_path, "touch made\ncat <<EOF\nnever closed\n"))
     end = rec.terminal()
     assert rec.types() == ["run.started", "run.failed"]
     assert end.payload["code"] == "parse_error"
@@ -92,23 +115,19 @@ async def test_script_with_errors_runs_nothing(tmp_path: Path) -> None:
 
 async def test_stops_at_first_failure_unless_keep_going(tmp_path: Path) -> None:
     path = script(tmp_path, "echo a\nfalse\necho c\n")
-    rec = Recorder()
-    await run_script(path, options=opts(), workspace=tmp_path, sink=rec, config=DEFAULT_CONFIG)
+    _, rec = await run(path)
     end = rec.terminal()
     assert (end.type, end.payload["code"]) == ("run.failed", "command_failed")
     assert end.payload["message"] == "line 2: false (exit 1); 1 later command not run"
     assert len(end.payload["results"]) == 2
-    rec = Recorder()
-    await run_script(path, options=opts(keep_going=True), workspace=tmp_path, sink=rec, config=DEFAULT_CONFIG)
+    _, rec = await run(path, keep_going=True)
     end = rec.terminal()
     assert end.type == "run.failed"
     assert [r["status"] for r in end.payload["results"]] == ["ok", "failed", "ok"]
 
 
 async def test_keep_going_failure_names_every_failed_command(tmp_path: Path) -> None:
-    path = script(tmp_path, "false\necho ok\nsh -c 'exit 3'\n")
-    rec = Recorder()
-    await run_script(path, options=opts(keep_going=True), workspace=tmp_path, sink=rec, config=DEFAULT_CONFIG)
+    _, rec = await run(script(tmp_path, "false\necho ok\nsh -c 'exit 3'\n"), keep_going=True)
     end = rec.terminal()
     assert end.payload["message"] == "2 of 3 commands failed: line 1: false (exit 1); line 3: sh -c 'exit 3' (exit 3)"
 
@@ -132,19 +151,14 @@ def test_reply_summary_quotes_never_nest() -> None:
 
 
 async def test_timeout_result_wording(tmp_path: Path) -> None:
-    path = script(tmp_path, "sleep 5\n")
-    rec = Recorder()
-    await run_script(path, options=opts(timeout_s=0.3), workspace=tmp_path, sink=rec, config=DEFAULT_CONFIG)
+    _, rec = await run(script(tmp_path, "sleep 5\n"), timeout_s=0.3)
     end = rec.terminal()
     assert end.payload["results"][0]["summary"] == "Command timed out (0.3s): sleep 5"
     assert end.payload["results"][0]["status"] == "timeout"
 
 
 async def test_runner_from_options(tmp_path: Path) -> None:
-    path = script(tmp_path, "hello world\n")
-    rec = Recorder()
-    runner = ("/bin/echo", "ran:", "{command}")
-    await run_script(path, options=opts(runner=runner), workspace=tmp_path, sink=rec, config=DEFAULT_CONFIG)
+    _, rec = await run(script(tmp_path, "hello world\n"), runner=("/bin/echo", "ran:", "{command}"))
     assert rec.terminal().payload["results"][0]["output"] == "ran: hello world\n"
 
 
@@ -154,9 +168,7 @@ async def test_cancel_mid_command_kills_tree_and_ends_once(tmp_path: Path, mode:
     rec = Recorder()
     control = RunControl()
     rec.hooks.append(lambda e: control.cancel("user pressed stop") if e.payload.get("text") == "go\n" else None)
-    out = await run_script(
-        path, options=opts(mode), workspace=tmp_path, sink=rec, control=control, config=DEFAULT_CONFIG
-    )
+    out, _ = await run(path, mode, rec=rec, control=control)
     end = rec.terminal()
     assert (end.type, end.payload["reason"]) == ("run.cancelled", "user pressed stop")
     assert end.payload["results"][0]["status"] == "cancelled"
@@ -171,14 +183,7 @@ async def test_confirmation_yes_no_timeout_cancel_and_closed_input(tmp_path: Pat
         rec = Recorder()
         control = RunControl()
         rec.hooks.append(lambda e: react(control, e) if e.type == "run.question" else None)
-        await run_script(
-            path,
-            options=opts(confirm="always", **kw),
-            workspace=tmp_path,
-            sink=rec,
-            control=control,
-            config=DEFAULT_CONFIG,
-        )
+        await run(path, rec=rec, control=control, confirm="always", **kw)
         q = [e for e in rec.events if e.type == "run.question"]
         assert len(q) == 1 and q[0].payload["kind"] == "confirm" and q[0].payload["options"] == ["yes", "no"]
         return rec.terminal()
@@ -213,9 +218,7 @@ async def test_answer_from_another_thread(tmp_path: Path) -> None:
             threading.Timer(0.1, lambda: control.answer(qid, "yes")).start()
 
     rec.hooks.append(answer_later)
-    await run_script(
-        path, options=opts(confirm="always"), workspace=tmp_path, sink=rec, control=control, config=DEFAULT_CONFIG
-    )
+    await run(path, rec=rec, control=control, confirm="always")
     assert rec.terminal().type == "run.completed"
 
 
@@ -224,10 +227,7 @@ async def test_exception_inside_becomes_internal_error(tmp_path: Path, monkeypat
         raise RuntimeError("boom")
 
     monkeypatch.setattr(engine, "run_process", broken)
-    rec = Recorder()
-    out = await run_script(
-        script(tmp_path, "echo x\n"), options=opts(), workspace=tmp_path, sink=rec, config=DEFAULT_CONFIG
-    )
+    out, rec = await run(script(tmp_path, "echo x\n"))
     end = rec.terminal()
     assert (end.type, end.payload["code"]) == ("run.failed", "internal_error")
     assert end.payload["message"] == "internal error: RuntimeError: boom"
@@ -251,15 +251,7 @@ async def test_a_failing_sink_does_not_break_the_run(tmp_path: Path) -> None:
 async def test_outer_task_cancel_emits_cancelled_and_kills(tmp_path: Path) -> None:
     secs = unique_sleep()
     rec = Recorder()
-    task = asyncio.ensure_future(
-        run_script(
-            script(tmp_path, f"sleep {secs}\n"),
-            options=opts(),
-            workspace=tmp_path,
-            sink=rec,
-            config=DEFAULT_CONFIG,
-        )
-    )
+    task = asyncio.ensure_future(run(script(tmp_path, f"sleep {secs}\n"), rec=rec))
     await asyncio.sleep(0.5)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -272,29 +264,21 @@ async def test_missing_bwrap_when_required(tmp_path: Path, monkeypatch: pytest.M
     from heredoc_lsp.executor import sandbox
 
     monkeypatch.setattr(sandbox, "bwrap_status", lambda: (None, "bubblewrap (bwrap) is not installed"))
-    rec = Recorder()
-    await run_script(
-        script(tmp_path, "echo x\n"), options=opts("bwrap"), workspace=tmp_path, sink=rec, config=DEFAULT_CONFIG
-    )
+    _, rec = await run(script(tmp_path, "echo x\n"), "bwrap")
     end = rec.terminal()
     assert end.payload == {
         "code": "internal_error",
         "message": 'sandbox = "bwrap" but bubblewrap (bwrap) is not installed',
         "results": [],
     }
-    rec = Recorder()
-    await run_script(
-        script(tmp_path, "echo x\n"), options=opts("auto"), workspace=tmp_path, sink=rec, config=DEFAULT_CONFIG
-    )
+    _, rec = await run(script(tmp_path, "echo x\n"), "auto")
     assert rec.terminal().type == "run.completed"
     notes = [p["text"] for p in rec.progress("status")]
     assert notes.count(f"bubblewrap (bwrap) is not installed: {UNISOLATED_NOTE}") == 1
 
 
 async def test_only_selected_lines(tmp_path: Path) -> None:
-    rec = Recorder()
-    path = script(tmp_path, "echo a\necho b\necho c\n")
-    await run_script(path, options=opts(), workspace=tmp_path, sink=rec, config=DEFAULT_CONFIG, lines=[1])
+    _, rec = await run(script(tmp_path, "echo a\necho b\necho c\n"), lines=[1])
     end = rec.terminal()
     assert [r["command"] for r in end.payload["results"]] == ["echo b"]
     assert end.payload["total"] == 3
@@ -303,8 +287,7 @@ async def test_only_selected_lines(tmp_path: Path) -> None:
 async def test_unsaved_text_and_invalid_utf8_file(tmp_path: Path) -> None:
     path = tmp_path / "s.cli"
     path.write_bytes(b"echo caf\xe9\n")
-    rec = Recorder()
-    await run_script(path, options=opts(), workspace=tmp_path, sink=rec, config=DEFAULT_CONFIG)
+    _, rec = await run(path)
     assert rec.terminal().payload["results"][0]["output"] == "caf\ufffd\n"
     rec = Recorder()
     await run_script(path, text="echo from buffer\n", options=opts(), workspace=tmp_path, sink=rec)
