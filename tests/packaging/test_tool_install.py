@@ -7,13 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-from packaging_harness import BIN, REPO, Dist, run, tool_env
+from packaging_harness import BIN, REPO, Dist, check_installed, run, tool_env
 
 from heredoc_lsp import __version__
-
-BAD = "echo start\ncat <<EOF\nbody\n"
-GOOD = "echo ok\ncat <<EOF\nbody\nEOF\n"
-MESSAGE = "Unclosed heredoc starting at line 2: expected 'EOF' but reached end of file"
 
 # The command of README.md's install section, and the variables that keep the tool's files under a test folder.
 TOOLS = {
@@ -48,28 +44,11 @@ def test_tool_install_from_checkout(tool: str, tmp_path: Path) -> None:
     env["UV_PYTHON_DOWNLOADS"] = "never"  # uv uses the Python it finds, as pipx does
     installed = run(command, REPO, env, 600)
     assert installed.returncode == 0, installed.stdout + installed.stderr
-    works(tmp_path, env)
+    check_installed(str(tmp_path / "bin" / "heredoc-lsp"), tmp_path, env)
 
 
 def test_pipx_install_of_the_built_wheel(dist: Dist, tmp_path: Path) -> None:
     env = tool_env(tmp_path / "home") | {"PIPX_HOME": str(tmp_path / "tools"), "PIPX_BIN_DIR": str(tmp_path / "bin")}
     installed = run([str(BIN / "pipx"), "install", str(dist.wheel)], tmp_path, env, 600)
     assert installed.returncode == 0, installed.stdout + installed.stderr
-    works(tmp_path, env)
-
-
-def works(tmp_path: Path, env: dict[str, str]) -> None:
-    """The installed ``heredoc-lsp`` answers --version and checks a good and a bad file."""
-    exe = str(tmp_path / "bin" / "heredoc-lsp")
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "bad.cli").write_text(BAD, encoding="utf-8")
-    (work / "good.cli").write_text(GOOD, encoding="utf-8")
-
-    version = run([exe, "--version"], work, env)
-    assert version.stdout.strip() == f"heredoc-lsp {__version__}", version.stdout + version.stderr
-    good = run([exe, "check", "good.cli"], work, env)
-    assert good.returncode == 0, good.stdout + good.stderr
-    bad = run([exe, "check", "."], work, env)
-    assert bad.returncode == 1, bad.stdout + bad.stderr
-    assert f"bad.cli:2:7: error[unclosed_heredoc] {MESSAGE}" in bad.stdout, bad.stdout
+    check_installed(str(tmp_path / "bin" / "heredoc-lsp"), tmp_path, env)
