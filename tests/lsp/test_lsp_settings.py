@@ -19,6 +19,13 @@ async def codes(client: RecordingClient, uri: str) -> list[str]:
     return sorted(d.code for d in await client.diagnostics_of(uri))
 
 
+def watched(client: RecordingClient, path: Path, change: types.FileChangeType) -> None:
+    """Tell the server a watched file changed, as an editor's file watcher does."""
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=path.as_uri(), type=change)])
+    )
+
+
 async def recheck(client: RecordingClient, uri: str, before: int) -> list[str]:
     """The diagnostics after a configuration change (a new push, or the next pull)."""
     if client.pulls:
@@ -61,19 +68,11 @@ async def test_editing_the_config_file_rechecks(tmp_path: Path, profile: str) ->
         before = len(client.publishes)
         config = tmp_path / "heredoc-lsp.toml"
         config.write_text(TOML, encoding="utf-8")
-        client.workspace_did_change_watched_files(
-            types.DidChangeWatchedFilesParams(
-                changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Created)]
-            )
-        )
+        watched(client, config, types.FileChangeType.Created)
         assert await recheck(client, uri, before) == []  # B allowed now, and present
         before = len(client.publishes)
         config.write_text(TOML.replace('required = ["B"]', 'required = ["A", "B"]'), encoding="utf-8")
-        client.workspace_did_change_watched_files(
-            types.DidChangeWatchedFilesParams(
-                changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)]
-            )
-        )
+        watched(client, config, types.FileChangeType.Changed)
         assert await recheck(client, uri, before) == ["missing"]
         caps = capabilities_for(profile)
         dynamic = bool(
@@ -117,11 +116,7 @@ async def test_broken_config_is_reported_on_the_file(tmp_path: Path, profile: st
         assert any("using the defaults" in m.message for m in client.log_messages)
         before = len(client.publishes)
         config.write_text("[executor]\ntimeout_s = 5\n", encoding="utf-8")
-        client.workspace_did_change_watched_files(
-            types.DidChangeWatchedFilesParams(
-                changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)]
-            )
-        )
+        watched(client, config, types.FileChangeType.Changed)
         assert await client.wait_publish(config.as_uri(), None, after=before) == []
 
 
