@@ -108,9 +108,9 @@ def _apply_in_namespace(
     user: OrdinaryUser,
     *,
     setup: str = "true",
-) -> subprocess.CompletedProcess[str]:
+) -> tuple[subprocess.CompletedProcess[str], str]:
     """``heredoc-lsp apply REPLY --yes`` as the ordinary user, in a private mount namespace where the fakes replace
-    the real things.
+    the real things: the finished process and the next outbox (the reply's commands ran to their ``echo finished``).
 
     ``setup`` runs there first, as root. PATH names folders of the fake home and the home itself: they stay
     unreachable.
@@ -129,7 +129,7 @@ def _apply_in_namespace(
     argv = ["unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script, "ns", str(fake_host)]
     argv += user.argv(str(user.python), "-m", "heredoc_lsp", "apply", str(reply), "--yes")
     config_home = user.scratch(f"xdg-{workspace.name}")
-    return subprocess.run(
+    done = subprocess.run(
         argv,
         cwd=workspace,
         env={**cli_env, "HOME": NS_HOME, "PATH": search_path, "XDG_CONFIG_HOME": str(config_home)},
@@ -138,6 +138,10 @@ def _apply_in_namespace(
         timeout=60,
         check=False,
     )
+    assert done.returncode == 0, done.stderr
+    outbox = _outbox(workspace)
+    assert "finished" in outbox
+    return done, outbox
 
 
 # -- isolation of RUN_COMMAND ---------------------------------------------------------------------------------
@@ -165,10 +169,7 @@ def test_run_command_cannot_read_the_users_home_or_shadow(
         check=False,
     )
     assert SECRET in probe.stdout
-    done = _apply_in_namespace(fake_host, workspace, cli_env, reply, ordinary_user)
-    assert done.returncode == 0, done.stderr
-    outbox = _outbox(workspace)
-    assert "finished" in outbox
+    done, outbox = _apply_in_namespace(fake_host, workspace, cli_env, reply, ordinary_user)
     assert SECRET not in outbox and SECRET not in done.stdout
 
 
@@ -187,10 +188,7 @@ def test_run_command_cannot_reach_a_host_socket_outside_tmp(
         f"s.connect('{NS_SOCKET_DIR}/{socket_server.name}'); print(s.recv(100).decode())"
     )
     reply = _reply(workspace, f'[RUN_COMMAND]\npython3 -c "{connect}"; echo finished\n[/RUN_COMMAND]\n')
-    done = _apply_in_namespace(fake_host, workspace, cli_env, reply, ordinary_user)
-    assert done.returncode == 0, done.stderr
-    outbox = _outbox(workspace)
-    assert "finished" in outbox
+    _, outbox = _apply_in_namespace(fake_host, workspace, cli_env, reply, ordinary_user)
     assert SECRET not in outbox
     assert "No such file or directory" in outbox
 
@@ -206,10 +204,8 @@ def test_toolchains_on_path_outside_the_system_folders_still_run(
         "chmod +x /opt/tool/bin/mytool"
     )
     reply = _reply(workspace, f"[RUN_COMMAND]\nmytool; ls {NS_HOME}/.local; echo finished\n[/RUN_COMMAND]\n")
-    done = _apply_in_namespace(fake_host, workspace, cli_env, reply, ordinary_user, setup=setup)
-    assert done.returncode == 0, done.stderr
-    outbox = _outbox(workspace)
-    assert "toolchain-data" in outbox and "finished" in outbox
+    _, outbox = _apply_in_namespace(fake_host, workspace, cli_env, reply, ordinary_user, setup=setup)
+    assert "toolchain-data" in outbox
     assert f"ls: cannot access '{NS_HOME}/.local'" in outbox
 
 
