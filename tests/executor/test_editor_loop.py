@@ -17,7 +17,7 @@ from heredoc_lsp.executor.files import Workspace
 from heredoc_lsp.executor.model import RunOptions
 from heredoc_lsp.executor.protocol_text import protocol_text
 from heredoc_lsp.executor.reply_apply import apply_reply
-from heredoc_lsp.executor.reply_preview import EditorApplied, preview_reply
+from heredoc_lsp.executor.reply_preview import EditorApplied, ReplyPreview, preview_reply
 from heredoc_lsp.executor.undo import undo_last
 
 OPTS = RunOptions(sandbox="none", kill_grace_s=0.3)
@@ -118,10 +118,15 @@ def test_an_applied_reply_pasted_again_is_refused(root: Path) -> None:
     assert sorted(p.name for p in (root / "inbox").iterdir()) == [reply.name]
 
 
-def test_the_preview_lists_one_change_per_file(root: Path) -> None:
+def previewed(root: Path) -> tuple[Path, ReplyPreview]:
+    """REPLY in the inbox, and its preview."""
     reply = root / "inbox" / "r.txt"
     reply.write_text(REPLY)
-    preview = preview_reply(reply, config=DEFAULT_CONFIG, workspace=root)
+    return reply, preview_reply(reply, config=DEFAULT_CONFIG, workspace=root)
+
+
+def test_the_preview_lists_one_change_per_file(root: Path) -> None:
+    _, preview = previewed(root)
     assert [(f.path, f.action, f.label, f.after) for f in preview.files] == [
         ("new.txt", "create", "CREATE_FILE + EDIT_FILE new.txt", "FIRST"),
         ("b.txt", "edit", "EDIT_FILE b.txt", "one\nTWO\nthree\n"),
@@ -145,9 +150,7 @@ def write_as_the_editor(root: Path, skip: str = "") -> None:
 
 
 def test_a_reply_applied_by_the_editor_is_checked_recorded_run_and_undoable(root: Path) -> None:
-    reply = root / "inbox" / "r.txt"
-    reply.write_text(REPLY)
-    preview = preview_reply(reply, config=DEFAULT_CONFIG, workspace=root)
+    reply, preview = previewed(root)
     write_as_the_editor(root, skip="b.txt")
     outcome = asyncio.run(
         apply_reply(reply, config=DEFAULT_CONFIG, options=OPTS, workspace=root, editor=EditorApplied(preview))
@@ -171,9 +174,7 @@ def test_a_reply_applied_by_the_editor_is_checked_recorded_run_and_undoable(root
 
 
 def test_a_file_changed_otherwise_fails_its_block(root: Path) -> None:
-    reply = root / "inbox" / "r.txt"
-    reply.write_text(REPLY)
-    preview = preview_reply(reply, config=DEFAULT_CONFIG, workspace=root)
+    reply, preview = previewed(root)
     write_as_the_editor(root)
     (root / "b.txt").write_text("someone else's\n")
     editor = EditorApplied(preview)
@@ -186,9 +187,7 @@ def test_a_file_changed_otherwise_fails_its_block(root: Path) -> None:
 
 
 def test_declining_the_commands_after_the_edit_skips_them(root: Path) -> None:
-    reply = root / "inbox" / "r.txt"
-    reply.write_text(REPLY)
-    preview = preview_reply(reply, config=DEFAULT_CONFIG, workspace=root)
+    reply, preview = previewed(root)
     write_as_the_editor(root)
     editor = EditorApplied(preview, run_commands=False)
     outcome = asyncio.run(apply_reply(reply, config=DEFAULT_CONFIG, options=OPTS, workspace=root, editor=editor))
