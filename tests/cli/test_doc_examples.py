@@ -96,7 +96,9 @@ def sh(command: str, cwd: Path, home: Path, stdin: str | None = None) -> subproc
 
 
 def check_json(cwd: Path, *args: str) -> tuple[int, list[str]]:
-    """``heredoc-lsp check --output-format json ARGS``: the exit code and the codes reported, in order."""
+    """``heredoc-lsp check --output-format json ARGS`` (HOME: ``cwd/home``): the exit code and the codes reported,
+    in order."""
+    (cwd / "home").mkdir(exist_ok=True)
     done = sh(" ".join(["heredoc-lsp check --output-format json --select ALL", *args]), cwd, cwd / "home")
     assert done.returncode in (0, 1), done.stderr
     return done.returncode, [d["code"] for d in json.loads(done.stdout)["diagnostics"]]
@@ -161,7 +163,6 @@ def _rule_example(example: Example, tmp_path: Path) -> None:
 
 def _workspace_config(example: Example, tmp_path: Path) -> None:
     """A heredoc-lsp.toml (or fragment of one) loads: a clean script next to it has no problem at all."""
-    (tmp_path / "home").mkdir()
     (tmp_path / "heredoc-lsp.toml").write_text(example.text, encoding="utf-8")
     (tmp_path / "a.cli").write_text("echo hi\n", encoding="utf-8")
     assert check_json(tmp_path, "--strict", "a.cli") == (0, []), example.id
@@ -421,7 +422,6 @@ def _quick_start(example: Example, tmp_path: Path) -> None:
     """README's first command: its check of the bundled examples gives two warnings and exit 0 (the venv part is
     tests/packaging/test_tool_install.py's)."""
     assert example.text.startswith("python3 -m venv .venv && .venv/bin/pip install -q -e . && "), example.text
-    (tmp_path / "home").mkdir()
     shutil.copytree(REPO / "examples", tmp_path / "examples")
     code, codes = check_json(tmp_path, "examples/")
     assert (code, len(codes)) == (0, 2), codes
@@ -450,14 +450,12 @@ def _tree(example: Example, tmp_path: Path) -> None:
 
 
 def _readme_script(example: Example, tmp_path: Path) -> None:
-    (tmp_path / "home").mkdir()
     (tmp_path / "example.cli").write_text(example.text, encoding="utf-8")
     assert check_json(tmp_path, "example.cli") == (0, [])
 
 
 def _reply(example: Example, tmp_path: Path) -> None:
     # It names files of the reader's project (READ_FILE, EDIT_FILE): here they do not exist (warnings only).
-    (tmp_path / "home").mkdir()
     (tmp_path / "reply.inbox").write_text(example.text, encoding="utf-8")
     code, codes = check_json(tmp_path, "reply.inbox")
     assert code == 0 and set(codes) <= {"file_not_found"}, codes

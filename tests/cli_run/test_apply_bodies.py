@@ -3,10 +3,9 @@ unless ``--allow-invalid`` (docs/bodies.md)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
-from .conftest import cli, env, write
+from .conftest import run_text, write
 
 REPLY = (
     '[CREATE_FILE path="ok.txt"]\nfine\n[/CREATE_FILE]\n'
@@ -16,16 +15,9 @@ REPLY = (
 )
 
 
-def apply(args: list[str], cwd: Path) -> tuple[int, str, str]:
-    done = subprocess.run(
-        cli("apply", *args), cwd=cwd, capture_output=True, timeout=60, env=env(), stdin=subprocess.DEVNULL
-    )
-    return done.returncode, done.stdout.decode(), done.stderr.decode()
-
-
 def test_invalid_file_bodies_refuse_the_whole_reply(project: Path) -> None:
     write(project / "r.inbox", REPLY)
-    code, out, err = apply(["r.inbox"], project)
+    code, out, err = run_text(["apply", "r.inbox"], project)
     assert code == 2
     assert "2 files of this reply would not be valid in its language; nothing was applied" in err
     assert "r.inbox:8:6: error[body_syntax] python: '(' was never closed" in err
@@ -36,7 +28,7 @@ def test_invalid_file_bodies_refuse_the_whole_reply(project: Path) -> None:
 
 def test_allow_invalid_applies_it(project: Path) -> None:
     write(project / "r.inbox", REPLY)
-    code, out, _ = apply(["r.inbox", "--allow-invalid"], project)
+    code, out, _ = run_text(["apply", "r.inbox", "--allow-invalid"], project)
     assert code == 0, out
     assert (project / "src" / "a.py").read_text() == "print("
     assert (project / "ran").exists()
@@ -44,15 +36,15 @@ def test_allow_invalid_applies_it(project: Path) -> None:
 
 def test_a_suppressed_or_valid_reply_applies(project: Path) -> None:
     write(project / "r.inbox", "# heredoc-lsp: disable=body_syntax\n" + REPLY)
-    assert apply(["r.inbox"], project)[0] == 0
+    assert run_text(["apply", "r.inbox"], project)[0] == 0
     write(project / "v.inbox", '[CREATE_FILE path="v.json"]\n{"a": 1}\n[/CREATE_FILE]\n')
-    assert apply(["v.inbox"], project)[0] == 0
+    assert run_text(["apply", "v.inbox"], project)[0] == 0
     assert (project / "v.json").read_text() == '{"a": 1}'
 
 
 def test_the_preview_shows_what_would_be_refused(project: Path) -> None:
     write(project / "r.inbox", REPLY)
-    code, out, _ = apply(["r.inbox", "--preview"], project)
+    code, out, _ = run_text(["apply", "r.inbox", "--preview"], project)
     assert code == 0
     lines = out.splitlines()
     k = lines.index("Refused without --allow-invalid: files not valid in their language:")
