@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
 
 from heredoc_lsp.executor.agent import AgentPaths, OutboxSettings, start_session
 from lsp.lsp_harness import RUN, RecordingClient, command
@@ -79,11 +78,7 @@ async def test_apply_reply_shows_results_on_blocks_and_opens_the_next_outbox(cli
     assert read_lens.command is not None
     assert (read_lens.command.arguments or [{}])[0]["file"] == str(root / "src" / "a.py")
     assert await client.execute(read_lens.command) == {"status": "shown", "file": str(root / "src" / "a.py")}
-    forged = types.Command(
-        title="",
-        command="heredoc-lsp.showRunOutput",
-        arguments=[{"runId": result["runId"], "file": "/etc/passwd"}],
-    )
+    forged = command("showRunOutput", runId=result["runId"], file="/etc/passwd")
     assert (await client.execute(forged))["status"] == "refused"
     # The next outbox is opened for the user (when the client can show documents).
     assert client.capabilities is not None and client.capabilities.window is not None
