@@ -15,9 +15,6 @@ WORKSPACE_CONFIG = """\
 params = ["TITLE", "DESCRIPTION", "TECH_SPECS"]
 required = ["TITLE", "DESCRIPTION"]
 terminator = "PARAMS_END"
-
-[commands."tool note"]
-single_param = "MESSAGE"
 """
 
 
