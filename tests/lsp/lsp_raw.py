@@ -21,8 +21,12 @@ Message = dict[str, Any]
 
 def frame(payload: object) -> bytes:
     """``payload`` as JSON with its Content-Length header."""
-    body = json.dumps(payload).encode()
-    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    return framed(json.dumps(payload).encode())
+
+
+def framed(data: bytes, length: int | None = None) -> bytes:
+    """``data`` after a Content-Length header (of ``length``, to give a wrong one)."""
+    return b"Content-Length: %d\r\n\r\n%s" % (len(data) if length is None else length, data)
 
 
 def request(msg_id: object, method: str, params: object = None) -> Message:

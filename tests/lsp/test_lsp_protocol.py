@@ -6,16 +6,13 @@ import json
 
 from hypothesis import given
 from hypothesis import strategies as st
+from lsp_raw import framed
 
 from heredoc_lsp.lsp.protocol import Frames
 
 
 def body(n: int, text: str = "x") -> bytes:
     return json.dumps({"jsonrpc": "2.0", "method": "m", "params": {"n": n, "text": text}}).encode()
-
-
-def frame(data: bytes, length: int | None = None) -> bytes:
-    return b"Content-Length: %d\r\n\r\n%s" % (len(data) if length is None else length, data)
 
 
 def feed_all(frames: Frames, data: bytes, step: int | None = None) -> list[bytes]:
@@ -29,7 +26,7 @@ def feed_all(frames: Frames, data: bytes, step: int | None = None) -> list[bytes
 
 def test_messages_in_any_pieces() -> None:
     bodies = [body(i, "é😀 " * i) for i in range(5)]
-    stream = b"".join(frame(b) for b in bodies)
+    stream = b"".join(framed(b) for b in bodies)
     for step in (None, 1, 2, 7, 64):
         frames = Frames()
         assert feed_all(frames, stream, step) == bodies
@@ -53,22 +50,22 @@ def test_header_text_inside_a_body_is_content() -> None:
     quoted = body(1, "Content-Length: 12\r\n\r\n{}")
     pretty = json.dumps({"jsonrpc": "2.0", "method": "m", "params": {"a": "Content-Length: 3"}}, indent=2).encode()
     frames = Frames()
-    assert frames.feed(frame(quoted) + frame(pretty)) == [quoted, pretty]
+    assert frames.feed(framed(quoted) + framed(pretty)) == [quoted, pretty]
 
 
 def test_length_too_small_loses_only_that_message() -> None:
     first, second = body(1, "a" * 40), body(2)
     frames = Frames()
-    out = frames.feed(frame(first, len(first) - 10) + frame(second))
+    out = frames.feed(framed(first, len(first) - 10) + framed(second))
     assert out == [first[:-10], second]
     assert frames.junk > 0
 
 
 def test_length_too_large_by_any_amount_loses_nothing() -> None:
     first, second, third = body(1), body(2), body(3)
-    for extra in range(1, len(frame(second)) + 5):
+    for extra in range(1, len(framed(second)) + 5):
         frames = Frames()
-        out = frames.feed(frame(first, len(first) + extra) + frame(second) + frame(third))
+        out = frames.feed(framed(first, len(first) + extra) + framed(second) + framed(third))
         assert out[0] == first, extra
         assert out[-1] == third, extra
         if extra <= len(b"Content-Length: 12\r\n"):  # the next header is intact: nothing is lost
@@ -78,15 +75,17 @@ def test_length_too_large_by_any_amount_loses_nothing() -> None:
 def test_header_without_body_or_blank_line() -> None:
     data = body(1)
     frames = Frames()
-    assert frames.feed(b"Content-Length: 50\r\n\r\n" + frame(data)) == [b"", data]
+    assert frames.feed(b"Content-Length: 50\r\n\r\n" + framed(data)) == [b"", data]
     frames = Frames()
-    assert frames.feed(b"Content-Length: 50\r\n" + frame(data)) == [data]  # the last header counts
+    assert frames.feed(b"Content-Length: 50\r\n" + framed(data)) == [data]  # the last header counts
 
 
 def test_junk_between_messages() -> None:
     data = body(1)
     frames = Frames()
-    out = frames.feed(b"hello\r\n\r\n{}\n" + frame(data) + b"\x00\xff\r\nContent-Length: twelve\r\n\r\n" + frame(data))
+    out = frames.feed(
+        b"hello\r\n\r\n{}\n" + framed(data) + b"\x00\xff\r\nContent-Length: twelve\r\n\r\n" + framed(data)
+    )
     assert out == [data, data]
     assert frames.junk > 0
 
@@ -97,26 +96,26 @@ def test_a_long_line_without_a_header_is_dropped_as_it_comes() -> None:
         assert frames.feed(b"z" * 10_000) == []
     assert frames.buffered <= 1 << 16
     data = body(1)
-    assert frames.feed(frame(data)) == [data]
+    assert frames.feed(framed(data)) == [data]
 
 
 def test_idle_hands_over_a_whole_message_only() -> None:
     data = body(1)
     frames = Frames()
-    assert frames.feed(frame(data, len(data) + 100)) == []
+    assert frames.feed(framed(data, len(data) + 100)) == []
     assert frames.in_body
     assert frames.idle() == [data]
     assert not frames.in_body
     # A body still in flight is never a whole JSON value.
     frames = Frames()
-    assert frames.feed(frame(data)[:-1]) == []
+    assert frames.feed(framed(data)[:-1]) == []
     assert frames.idle() == []
     assert frames.feed(data[-1:]) == [data]
 
 
 def test_partial_at_the_end_of_input() -> None:
     frames = Frames()
-    frames.feed(frame(body(1))[:30])
+    frames.feed(framed(body(1))[:30])
     assert frames.partial
     frames = Frames()
     frames.feed(b"\r\n \r\n")
@@ -135,7 +134,7 @@ def test_one_broken_frame_loses_at_most_its_neighbour(sizes: list[int], broken: 
     bodies = [body(i, "y" * n) for i, n in enumerate(sizes)]
     broken %= len(bodies)
     length = max(0, len(bodies[broken]) + delta)
-    stream = b"".join(frame(b, length if i == broken else None) for i, b in enumerate(bodies))
+    stream = b"".join(framed(b, length if i == broken else None) for i, b in enumerate(bodies))
     frames = Frames()
     out = feed_all(frames, stream, step) + frames.idle()
     whole = [b for b in out if b in bodies]

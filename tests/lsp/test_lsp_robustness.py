@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 import random
 import sys
 import uuid
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from lsp_harness import PROFILES, SERVER_COMMAND, RecordingClient, apply_text_edits, units
-from lsp_raw import RawPeer, did_open, notification
+from lsp_raw import RawPeer, did_open, frame, notification
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
@@ -32,8 +31,7 @@ async def alive(client: RecordingClient) -> None:
 
 
 def _raw(client: RecordingClient, payload: dict[str, object]) -> None:
-    body = json.dumps(payload)
-    client.protocol.writer.write(f"Content-Length: {len(body.encode())}\r\n\r\n{body}".encode())  # type: ignore[union-attr]
+    client.protocol.writer.write(frame(payload))  # type: ignore[union-attr]
 
 
 async def raw_request(client: RecordingClient, method: str, params: object) -> object:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from lsp_harness import SERVER_COMMAND
-from lsp_raw import RawServer, did_open, frame, initialize_params, notification, request
+from lsp_raw import RawServer, did_open, frame, framed, initialize_params, notification, request
 
 END = 30.0  # seconds: far above the real time (bench/bench_stdio.py), far below "never"
 TEXT = "x <<EOF\nbody\nEOF\n"
@@ -172,10 +172,10 @@ def body(uri: str) -> bytes:
 # Each case: the bytes sent (given the open document's URI), and whether the broken request itself is answered.
 FRAMES = {
     # a Content-Length too small: the body is cut, its rest is read as a header line
-    "length too small": (lambda uri: b"Content-Length: %d\r\n\r\n%s" % (len(body(uri)) - 9, body(uri)), False),
+    "length too small": (lambda uri: framed(body(uri), len(body(uri)) - 9), False),
     # too large: the next message's header is read as part of this body
-    "length too large": (lambda uri: b"Content-Length: %d\r\n\r\n%s" % (len(body(uri)) + 9, body(uri)), True),
-    "length far too large": (lambda uri: b"Content-Length: 999999\r\n\r\n%s" % body(uri), True),
+    "length too large": (lambda uri: framed(body(uri), len(body(uri)) + 9), True),
+    "length far too large": (lambda uri: framed(body(uri), 999999), True),
     "header without body": (lambda uri: b"Content-Length: 60\r\n\r\n", False),
     "header without blank line": (lambda uri: b"Content-Length: 60\r\n", False),
     "header in lower case": (lambda uri: b"content-length: %d\r\n\r\n%s" % (len(body(uri)), body(uri)), True),
@@ -188,13 +188,9 @@ FRAMES = {
     ),
     "length not a number": (lambda uri: b"Content-Length: twelve\r\n\r\n{}", False),
     "garbage lines": (lambda uri: b"hello\r\n\r\n{}\n\r\n\x00\xff\r\n", False),
-    "body not JSON": (lambda uri: frame_bytes(b"{not json"), False),
-    "body not an object": (lambda uri: frame_bytes(b"[1, 2, 3]"), False),
+    "body not JSON": (lambda uri: framed(b"{not json"), False),
+    "body not an object": (lambda uri: framed(b"[1, 2, 3]"), False),
 }
-
-
-def frame_bytes(data: bytes) -> bytes:
-    return b"Content-Length: %d\r\n\r\n%s" % (len(data), data)
 
 
 @pytest.mark.parametrize("case", list(FRAMES))
@@ -213,7 +209,7 @@ async def test_a_broken_frame_never_stops_the_answers(tmp_path: Path, case: str)
 async def test_invalid_utf8_in_a_request_is_a_parse_error_for_that_request(tmp_path: Path) -> None:
     async with started(tmp_path) as (server, uri):
         bad = body(uri).replace(uri.encode(), uri.encode() + b"\xc3\x28")  # not UTF-8
-        server.send(frame_bytes(bad), symbols("after", uri))
+        server.send(framed(bad), symbols("after", uri))
         answer = await server.response("bad")
         assert answer["error"]["code"] == -32700, answer
         assert await answered(server, "after") == ["x"]
@@ -222,7 +218,7 @@ async def test_invalid_utf8_in_a_request_is_a_parse_error_for_that_request(tmp_p
             "textDocument/didChange",
             {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "TEXT"}]},
         )
-        server.send(frame_bytes(json.dumps(change).encode().replace(b"TEXT", b"y\xff <<EOF\n")))
+        server.send(framed(json.dumps(change).encode().replace(b"TEXT", b"y\xff <<EOF\n")))
         server.send(symbols("again", uri))
         assert await answered(server, "again") == ["x"]
         await quit_(server)
