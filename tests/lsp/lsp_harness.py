@@ -212,6 +212,12 @@ class RecordingClient(LanguageClient):
                 return lens
         raise AssertionError(f"no lens {title!r} on line {line}: {await self.lens_titles(uri)}")
 
+    async def run_lens(self, uri: str, line: int, title: str, answer: str | None = None) -> Any:
+        """Execute the command of the lens ``title`` on ``line``, its question answered with ``answer`` (if given)."""
+        if answer is not None:
+            self.answers.append(answer)
+        return await self.execute((await self.lens(uri, line, title)).command)
+
     async def execute(self, command: types.Command | None, timeout: float = TIMEOUT) -> Any:
         assert command is not None
         return await asyncio.wait_for(

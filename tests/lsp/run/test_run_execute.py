@@ -26,8 +26,7 @@ def unique(client: RecordingClient, stem: str) -> str:
 async def test_a_command_runs_although_the_script_has_an_error_elsewhere(client: RecordingClient) -> None:
     target = unique(client, "whole")
     uri = client.open_file(f"echo whole > {target}\ncat <<EOF\nno end\n")
-    client.answers.append(ASK_RUN)
-    result = await client.execute((await client.lens(uri, 0, RUN)).command)
+    result = await client.run_lens(uri, 0, RUN, ASK_RUN)
     assert result["status"] == "completed", result
     assert result["summary"] == "1 command: 1 OK"
     assert (client.root / target).read_text(encoding="utf-8") == "whole\n"
@@ -40,8 +39,7 @@ async def test_confirmed_run_creates_the_file(client: RecordingClient) -> None:
     uri = client.open_file(f"# make a file\necho hello > {target}\n")
     name = uri.rsplit("/", 1)[-1]
     asked = len(client.questions)
-    client.answers.append(ASK_RUN)
-    result = await client.execute((await client.lens(uri, 1, RUN)).command)
+    result = await client.run_lens(uri, 1, RUN, ASK_RUN)
     assert result["status"] == "completed"
     assert result["summary"] == "1 command: 1 OK"
     (text,) = [r["text"] for r in result["results"]]  # a .cli line reports in its own words (not the reply's)
@@ -86,15 +84,13 @@ async def test_dont_ask_again_for_this_file(client: RecordingClient) -> None:
     first, second = unique(client, "first"), unique(client, "second")
     uri = client.open_file(f"echo 1 > {first}\necho 2 > {second}\n")
     asked = len(client.questions)
-    client.answers.append(ASK_ALWAYS)
-    assert (await client.execute((await client.lens(uri, 0, RUN)).command))["status"] == "completed"
+    assert (await client.run_lens(uri, 0, RUN, ASK_ALWAYS))["status"] == "completed"
     assert (await client.execute((await client.lens(uri, 1, RUN)).command))["status"] == "completed"
     assert len(client.questions) == asked + 1
     assert (client.root / first).exists() and (client.root / second).exists()
     # Another document asks again.
     other = client.open_file("true\n")
-    client.answers.append(ASK_CANCEL)
-    assert (await client.execute((await client.lens(other, 0, RUN)).command))["status"] == "declined"
+    assert (await client.run_lens(other, 0, RUN, ASK_CANCEL))["status"] == "declined"
     assert len(client.questions) == asked + 2
 
 
@@ -160,8 +156,7 @@ async def test_missing_or_bad_arguments_are_refused(client: RecordingClient) -> 
 async def test_failed_command_shows_exit_stderr_and_a_diagnostic(client: RecordingClient) -> None:
     warning_lines = "cd /tmp\n"  # a no_effect warning (it blocks no run): syntax diagnostics stay next to run ones
     uri = client.open_file("# fails\nsh -c 'echo out; echo oops >&2; exit 3'\n" + warning_lines)
-    client.answers.append(ASK_ALWAYS)
-    result = await client.execute((await client.lens(uri, 1, RUN)).command)
+    result = await client.run_lens(uri, 1, RUN, ASK_ALWAYS)
     assert result["status"] == "failed"
     titles = await client.lens_titles(uri)
     assert titles[2][0] == 1 and re.fullmatch(r"✗ exit 3 · \d+(\.\d+)? s", titles[2][1]), titles
@@ -198,8 +193,7 @@ async def test_failed_command_shows_exit_stderr_and_a_diagnostic(client: Recordi
 async def test_script_run_stops_at_the_first_failure(client: RecordingClient) -> None:
     first, third = unique(client, "s1"), unique(client, "s3")
     uri = client.open_file(f"echo a > {first}\nfalse\necho c > {third}\n")
-    client.answers.append(ASK_ALWAYS)
-    result = await client.execute((await client.lens(uri, 0, "▶ Run script")).command)
+    result = await client.run_lens(uri, 0, "▶ Run script", ASK_ALWAYS)
     assert result["status"] == "failed"
     assert [r["status"] for r in result["results"]] == ["ok", "failed"]
     assert (client.root / first).exists() and not (client.root / third).exists()
@@ -211,8 +205,7 @@ async def test_script_run_stops_at_the_first_failure(client: RecordingClient) ->
 
 async def test_show_run_output_opens_the_log(client: RecordingClient) -> None:
     uri = client.open_file("echo shown-in-log\n")
-    client.answers.append(ASK_RUN)
-    result = await client.execute((await client.lens(uri, 0, RUN)).command)
+    result = await client.run_lens(uri, 0, RUN, ASK_RUN)
     lens = next(lens for lens in await client.lenses(uri) if lens.command and lens.command.title.startswith("✓"))
     assert lens.command is not None and lens.command.command == "heredoc-lsp.showRunOutput"
     shown = await client.execute(lens.command)

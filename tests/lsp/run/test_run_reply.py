@@ -44,8 +44,7 @@ async def test_apply_reply_shows_results_on_blocks_and_opens_the_next_outbox(cli
     session_id = new_session(root)
     uri = client.open_file(reply_text("a"), name=f"{client.profile}/inbox/reply1.txt", language_id="agent-inbox")
     assert (await client.lens_titles(uri))[:3] == [(0, "▶ Apply reply"), (0, "Preview reply"), (4, RUN)]
-    client.answers.append(ASK_RUN)
-    result = await client.execute((await client.lens(uri, 0, "▶ Apply reply")).command)
+    result = await client.run_lens(uri, 0, "▶ Apply reply", ASK_RUN)
     question = client.questions[-1].message
     what = "4 commands: files may be created, edited or deleted"
     assert question == f"Apply the reply reply1.txt ({what}) in {root} (sandbox: auto)?"
@@ -96,8 +95,7 @@ async def test_run_one_block_leaves_the_session_alone(client: RecordingClient) -
     (root / "src").mkdir()
     (root / "src" / "b.py").write_text("B\n", encoding="utf-8")
     uri = client.open_file(reply_text("b"), name=f"{client.profile}-block/inbox/reply.txt", language_id="agent-inbox")
-    client.answers.append(ASK_ALWAYS)
-    result = await client.execute((await client.lens(uri, 4, RUN)).command)
+    result = await client.run_lens(uri, 4, RUN, ASK_ALWAYS)
     assert result["status"] == "completed"
     assert [r["text"] for r in result["results"]] == ["[OK] RUN_COMMAND: Ran 'cat src/b.py' (exit code 0)"]
     assert "outbox" not in result
@@ -116,12 +114,10 @@ async def test_a_copy_of_an_applied_reply_and_a_pasted_outbox_are_refused(client
     session_id = new_session(root)
     text = '[CREATE_FILE path="n.txt"]\nn\n[/CREATE_FILE]\n'
     first = client.open_file(text, name=f"{client.profile}-once/inbox/reply1.txt", language_id="agent-inbox")
-    client.answers.append(ASK_RUN)
-    assert (await client.execute((await client.lens(first, 0, "▶ Apply reply")).command))["status"] == "completed"
+    assert (await client.run_lens(first, 0, "▶ Apply reply", ASK_RUN))["status"] == "completed"
     (root / "n.txt").write_text("mine\n", encoding="utf-8")
     copy = client.open_file(text, name=f"{client.profile}-once/inbox/reply2.txt", language_id="agent-inbox")
-    client.answers.append(ASK_RUN)
-    result = await client.execute((await client.lens(copy, 0, "▶ Apply reply")).command)
+    result = await client.run_lens(copy, 0, "▶ Apply reply", ASK_RUN)
     assert (result["status"], result.get("refused")) == ("failed", True)
     assert "reply2.txt is the same reply as reply1.txt, which was applied at " in result["message"]
     assert (root / "n.txt").read_text(encoding="utf-8") == "mine\n"
