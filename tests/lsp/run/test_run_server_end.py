@@ -10,7 +10,6 @@ import signal
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
 from tests.executor.conftest import processes_with, unique_sleep
 
 from lsp.lsp_harness import RUN, RecordingClient, server_process, session
@@ -57,10 +56,7 @@ async def test_every_way_the_server_ends_kills_the_whole_tree_first(tmp_path: Pa
     async with session("vscode", tmp_path, init_options=options) as client:
         (tmp_path / "tree.sh").write_text(TREE, encoding="utf-8")
         uri = client.open_file(f"sh tree.sh {m}; echo after\n")
-        lens = await client.lens(uri, 0, RUN)
-        assert lens.command is not None
-        params = types.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)
-        run = asyncio.ensure_future(client.workspace_execute_command_async(params))
+        run = asyncio.ensure_future(client.execute((await client.lens(uri, 0, RUN)).command))
         # Both sleeps: the stubborn one only exists once its shell ignores SIGTERM, the polite one once it traps it.
         await client.wait_for(lambda: len(processes_with(f"sleep {m}")) >= 2)
         server = server_process(client)
