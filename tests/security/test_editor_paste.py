@@ -61,10 +61,7 @@ async def test_a_pasted_outbox_is_never_saved_as_a_reply(workspace: Path, part: 
 async def test_a_saved_outbox_is_never_previewed_nor_applied(workspace: Path, part: str) -> None:
     async with session("vscode", workspace) as client:
         session_id, outbox = await start(client, workspace)
-        mistake = workspace / "inbox" / "mistake.txt"
-        text = part_of(outbox, part)
-        mistake.write_text(text)
-        uri = client.open(text, language_id="agent-inbox", name="inbox/mistake.txt")
+        uri = client.open_file(part_of(outbox, part), name="inbox/mistake.txt", language_id="agent-inbox")
         client.edits_to_disk = True  # a client that accepts and saves whatever it is sent
         client.answers += ["Run", "Run"]
         preview = await client.execute(command("previewReply", uri=uri))

@@ -207,11 +207,8 @@ async def test_a_pasted_prompt_is_never_previewed(client: RecordingClient) -> No
     root.mkdir()
     started = await client.execute(command("newSession", uri=root.as_uri(), task="Anything"))
     outbox = root / "outbox" / f"{started['session']}_seq0001.txt"
-    mistake = root / "inbox" / "mistake.txt"
-    mistake.write_text(outbox.read_text(encoding="utf-8"), encoding="utf-8")
-    uri = client.open(
-        mistake.read_text(encoding="utf-8"), language_id="agent-inbox", name=str(mistake.relative_to(client.root))
-    )
+    mistake = f"{root.name}/inbox/mistake.txt"
+    uri = client.open_file(outbox.read_text(encoding="utf-8"), name=mistake, language_id="agent-inbox")
     edits = len(client.applied_edits)
     refused = await client.execute(command("previewReply", uri=uri))
     assert refused["status"] == "refused"
