@@ -162,18 +162,14 @@ async def test_open_config_file_is_checked_as_typed(tmp_path: Path, profile: str
 
 
 @pytest.mark.parametrize("profile", PROFILE_NAMES)
-async def test_loosening_workspace_config_is_warned_and_ignored(
-    tmp_path: Path, profile: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_loosening_workspace_config_is_warned_and_ignored(workspace: Path, profile: str) -> None:
     """docs/configuration.md: a workspace file may not loosen a safety setting; the warning sits on the key, in the
-    watched file and in the open config document. The editor's settings (user level) may loosen it."""
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))  # no user config: the defaults are the person's
-    ws = tmp_path / "ws"
-    ws.mkdir()
+    watched file and in the open config document. The editor's settings (user level) may loosen it. (No user config:
+    the test's own config home is empty, tests/conftest.py.)"""
     text = '[executor]\ntimeout_s = 5\nsandbox = "none"\nenv = ["GITHUB_TOKEN"]\n'
-    config = ws / "heredoc-lsp.toml"
+    config = workspace / "heredoc-lsp.toml"
     config.write_text(text, encoding="utf-8")
-    async with session(profile, ws) as client:
+    async with session(profile, workspace) as client:
         assert await codes(client, client.open(SCRIPT)) == []  # analysed with the workspace config
         published = await client.wait_publish(config.as_uri(), None)
         found = [(d.code, d.range.start.line, d.range.start.character) for d in published]
@@ -182,7 +178,7 @@ async def test_loosening_workspace_config_is_warned_and_ignored(
         uri = client.open(text, language_id="toml", name="heredoc-lsp.toml")
         assert [d.code for d in await client.diagnostics_of(uri)] == ["ignored_setting", "ignored_setting"]
     trusting = {"executor": {"sandbox": "none", "env": ["GITHUB_TOKEN"]}}
-    async with session(profile, ws, init_options={"heredocLsp": trusting}) as client:
+    async with session(profile, workspace, init_options={"heredocLsp": trusting}) as client:
         uri = client.open(text, language_id="toml", name="heredoc-lsp.toml")
         assert await client.diagnostics_of(uri) == []
 
