@@ -18,7 +18,7 @@ from lsp.lsp_harness import RUN, RecordingClient, command, server_process, sessi
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 ASK_ALWAYS = "Run and don't ask again for this file"
-TIMEOUT_S = 2
+TIMEOUT_S = 5  # short enough for the timeout test, long enough that no load lets a run a test cancels time out first
 
 
 @pytest.fixture(scope="module")
