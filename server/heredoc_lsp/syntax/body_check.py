@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 __all__ = ["CHECKED", "BodyProblem", "check_body"]
 
 _OPENED_ON = lazy_compile(r" \(opened on line \d+\)")
-_JSON_SPACE = lazy_compile(r"[ \t\n\r]*")  # the white space json.loads skips around a value
 _TOML_AT = lazy_compile(r"\s*\(at line (\d+), column (\d+)\)\s*\Z|\s*\(at end of document\)\s*\Z")
 
 
@@ -82,9 +81,8 @@ def _python(lines: Sequence[str], text: str) -> BodyProblem | None:
 
 
 def _json_space_end(text: str, pos: int) -> int:
-    """Where the white space ``json.loads`` skips around a value, from ``pos`` on, ends."""
-    found = _JSON_SPACE.match(text, pos)
-    return found.end() if found else pos
+    """Where the white space ``json.loads`` skips around a value (space, tab, LF, CR), from ``pos`` on, ends."""
+    return len(text) - len(text[pos:].lstrip(" \t\n\r"))
 
 
 @cache

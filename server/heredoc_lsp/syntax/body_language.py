@@ -64,7 +64,6 @@ NO_LANGUAGE = "none"
 _NONE_NAMES = frozenset({"none", "text", "data", "plain"})
 
 _DIRECTIVE = lazy_compile(r"#[ \t]*heredoc-lsp[ \t]*:[ \t]*lang[ \t]*=[ \t]*([A-Za-z0-9_+.-]+)[ \t]*")
-_BLANKS = lazy_compile(r"[ \t\f\v]+")
 
 # Marker names (compared upper-cased) that name a language.
 _MARKERS: dict[str, str] = {
@@ -166,7 +165,7 @@ def path_language(path: str) -> str | None:
 
 
 def _words(text: str) -> list[str]:
-    return [w for w in _BLANKS.split(text) if w]
+    return [w for w in text.replace("\t", " ").replace("\f", " ").replace("\v", " ").split(" ") if w]
 
 
 def _unquote(word: str) -> str:
@@ -190,7 +189,7 @@ def _program(words: list[str]) -> int:
 
 def _interpreter(program: str, args: list[str]) -> str | None:
     """The language of the program ``program`` run with ``args`` when it reads its program from stdin."""
-    if _PYTHON.fullmatch(program):
+    if program.startswith(("python", "pypy")) and _PYTHON.fullmatch(program):  # (no compile for others)
         i = 0
         while i < len(args):
             a = args[i]
@@ -360,7 +359,7 @@ def shebang_language(first_line: str) -> str | None:
         if not args:
             return None
         program, args = args[0].rsplit("/", 1)[-1], []
-    if _PYTHON.fullmatch(program):
+    if program.startswith(("python", "pypy")) and _PYTHON.fullmatch(program):
         return "python"
     if program in _SHELLS:
         return _SHELLS[program]

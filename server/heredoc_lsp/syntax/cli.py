@@ -89,7 +89,7 @@ _FIRST_WORD = lazy_compile(r"[^ \t\f\v]+")
 _SHELL_COMMENT = lazy_compile(r"(?:^|[ \t\f\v])#")
 # Shell syntax through which a line does more than change the shell's own state: lists, pipes, redirections,
 # command substitution. A line holding any of it is never `no_effect`.
-_HAS_EFFECT = lazy_compile(r"[;&|<>`]|\$\(")
+_EFFECT_CHARS = ";&|<>`"  # and `$(`
 _RESERVED = r"(?:if|then|else|elif|fi|for|while|until|do|done|case|esac|in|select|function|time|coproc|!|\[\[|\]\])"
 # The scanner's cheap filter (:func:`_needs_shell_look`): a command needs a closer look for `shell_syntax` and
 # `bashism` when it holds one of these characters, an odd number of double quotes, or starts with a reserved word
@@ -672,14 +672,19 @@ def _token_end(m: re.Match[str]) -> int:
 
 def _no_effect(t: str) -> tuple[str, str, str] | None:
     """(command, what it changes, how to write it instead) when the command ``t`` only changes shell state."""
-    first = _FIRST_WORD.match(t).group()  # type: ignore[union-attr]  # t is trimmed and not empty
+    # (string methods before any regex: the common cases compile none; t is trimmed and not empty)
+    first = t.split(" ", 1)[0]
+    if "\t" in first or "\f" in first or "\v" in first:
+        first = _FIRST_WORD.match(t).group()  # type: ignore[union-attr]
     entry = NO_EFFECT_COMMANDS.get(first)
     # An assignment's first word holds its "=": the common plain command is ruled out without a regex.
     if entry is None and "=" not in first:
         return None
-    if _HAS_EFFECT.search(t) is not None:
+    if "$(" in t or any(c in t for c in _EFFECT_CHARS):
         return None
-    if is_only_assignments(t):
+    name, eq, value = t.partition("=")  # `NAME=value`, value without blanks, quotes nor `\`: an assignment
+    simple = eq == "=" and name.isascii() and name.isidentifier() and not any(c in value for c in " \t\f\v'\"\\")
+    if simple or is_only_assignments(t):
         return "assignment", "the variable", f"{t} <command>"
     if entry is None:
         return None
