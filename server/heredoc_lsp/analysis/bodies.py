@@ -26,7 +26,7 @@ from heredoc_lsp.syntax.body_language import (
     target_language,
 )
 from heredoc_lsp.syntax.cli import CliScript, Command
-from heredoc_lsp.syntax.cli_rows import closed_command, iter_closed_openers
+from heredoc_lsp.syntax.cli_rows import closed_body, closed_command, iter_closed_openers
 from heredoc_lsp.syntax.diagnostics import Diagnostic, Span, error
 from heredoc_lsp.syntax.text import LineEdit, trim
 
@@ -130,11 +130,12 @@ def block_language(lines: Sequence[str], command: InboxCommand) -> str | None:
     return file_language(command.attrs.get("path", ""), first_line)
 
 
-def _diagnostic(lines: Sequence[str], problem: BodyProblem, first: int, indent: Sequence[int], lang: str) -> Diagnostic:
+def _diagnostic(lines: Sequence[str], problem: BodyProblem, first: int, body: Sequence[str], lang: str) -> Diagnostic:
+    """``problem`` of ``body`` (the lines checked, a ``<<-`` body's tabs stripped), which is on lines from ``first``."""
     line = first + problem.line
-    col = problem.col + indent[problem.line]
+    col = problem.col + len(lines[line]) - len(body[problem.line])
     end_line = first + problem.end_line
-    end_col = problem.end_col + indent[problem.end_line]
+    end_col = problem.end_col + len(lines[end_line]) - len(body[problem.end_line])
     if (end_line, end_col) <= (line, col):  # a point: the character there, if any
         end_line, end_col = line, min(col + 1, len(lines[line]))
     return error(Span(line, col, end_line, end_col), CODE, problem.message, data={"language": lang})
@@ -154,9 +155,7 @@ def _heredoc_diagnostic(lines: Sequence[str], command: Command, language: str | 
         return None
     if not h.body:
         return error(h.marker_span, CODE, problem.message, data={"language": language})
-    start = h.body_start
-    indent = [len(lines[start + i]) - len(b) for i, b in enumerate(h.body)] if h.strip_tabs else [0] * len(h.body)
-    return _diagnostic(lines, problem, start, indent, language)
+    return _diagnostic(lines, problem, h.body_start, h.body, language)
 
 
 def cli_body_diagnostics(script: CliScript, first_line: int = 0, stop_line: int | None = None) -> list[Diagnostic]:
@@ -182,8 +181,13 @@ def cli_body_diagnostics(script: CliScript, first_line: int = 0, stop_line: int 
                 language = shebang_language(first)
         if language is None or language not in checked:
             continue
-        found = _heredoc_diagnostic(lines, closed_command(script, key), language)
-        if found is not None:
+        start, body = closed_body(script, key)
+        problem = _checked(language, body)
+        if problem is None:
+            continue
+        if body:  # (no Command built: only an empty body's problem, at its marker, needs one)
+            out.append(_diagnostic(lines, problem, start, body, language))
+        elif (found := _heredoc_diagnostic(lines, closed_command(script, key), language)) is not None:
             out.append(found)
     return out
 
@@ -263,7 +267,7 @@ def inbox_body_diagnostics(lines: Sequence[str], reply: InboxReply) -> list[Diag
         if not body:
             out.append(error(command.tag_span, CODE, problem.message, data={"language": language}))
         else:
-            out.append(_diagnostic(lines, problem, first, [0] * len(body), language))
+            out.append(_diagnostic(lines, problem, first, body, language))
     return out
 
 

@@ -293,6 +293,17 @@ def closed_command(script: CliScript, key: Any) -> Command:
     return command
 
 
+def closed_body(script: CliScript, key: Any) -> tuple[int, tuple[str, ...]]:
+    """The first line and the lines (``<<-`` tabs stripped) of the body of a heredoc yielded by
+    :func:`iter_closed_openers` (its ``key``), read without building its :class:`Command`."""
+    if isinstance(key, int):
+        heredoc = closed_command(script, key).heredoc
+        assert heredoc is not None
+        return heredoc.body_start, heredoc.body
+    body = tuple(script.lines[key.line + 1 : key.terminator])
+    return key.line + 1, tuple(b.lstrip("\t") for b in body) if key.strip else body
+
+
 def _iter_items(script: CliScript, first: int, last: int) -> Iterator[Row]:
     for item in script.items:
         if item.line > last:
