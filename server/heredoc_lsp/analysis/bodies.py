@@ -158,8 +158,11 @@ def _heredoc_diagnostic(lines: Sequence[str], command: Command, language: str | 
     return _diagnostic(lines, problem, h.body_start, h.body, language)
 
 
-def cli_body_diagnostics(script: CliScript, first_line: int = 0, stop_line: int | None = None) -> list[Diagnostic]:
-    """``body_syntax`` of the heredocs whose opener is on lines ``[first_line, stop_line)`` (default: all).
+def cli_body_diagnostics(
+    script: CliScript, first_line: int = 0, stop_line: int | None = None, *, directives: bool = True
+) -> list[Diagnostic]:
+    """``body_syntax`` of the heredocs whose opener is on lines ``[first_line, stop_line)`` (default: all);
+    ``directives=False`` promises that no line holds ``heredoc-lsp`` (no ``lang=`` directive to look for).
 
     The language is read from the scanner's rows (a command whose first word names no program takes its marker's
     language at the cost of one split); only a heredoc with a checked language is built and checked."""
@@ -170,14 +173,14 @@ def cli_body_diagnostics(script: CliScript, first_line: int = 0, stop_line: int 
     out: list[Diagnostic] = []
     checked = CHECKED
     for line, text, tail, marker, first, schema, key in iter_closed_openers(script, first_line, last):
-        said = _directive_above(lines, line) if line and "heredoc-lsp" in lines[line - 1] else None
+        said = _directive_above(lines, line) if directives and line and "heredoc-lsp" in lines[line - 1] else None
         if said is not None:
             language = _known(said)
         elif schema is not None and schema.lang is not None:
             language = _known(schema.lang)
         else:
             language = marker_language(marker) if plain_program(text) else _guessed(text, tail, marker)
-            if language is None and first is not None:
+            if language is None and first is not None and first.startswith("#!"):
                 language = shebang_language(first)
         if language is None or language not in checked:
             continue
@@ -271,10 +274,11 @@ def inbox_body_diagnostics(lines: Sequence[str], reply: InboxReply) -> list[Diag
     return out
 
 
-def body_diagnostics(lines: Sequence[str], tree: object) -> list[Diagnostic]:
-    """``body_syntax`` of a parsed ``.cli`` script or inbox reply (nothing for other formats)."""
+def body_diagnostics(lines: Sequence[str], tree: object, *, directives: bool = True) -> list[Diagnostic]:
+    """``body_syntax`` of a parsed ``.cli`` script or inbox reply (nothing for other formats); ``directives`` as
+    for :func:`cli_body_diagnostics`."""
     if isinstance(tree, CliScript):
-        return cli_body_diagnostics(tree)
+        return cli_body_diagnostics(tree, directives=directives)
     # An inbox reply exists only once its parser is loaded: checking a .cli script never imports it (start-up).
     inbox = sys.modules.get("heredoc_lsp.syntax.inbox")
     if inbox is not None and isinstance(tree, inbox.InboxReply):

@@ -167,12 +167,12 @@ def analyze_lines(
     found.extend(tree.diagnostics)
     from heredoc_lsp.analysis.bodies import body_diagnostics  # deferred: check start-up
 
-    bodies = tuple(body_diagnostics(lines, tree))
     if may_have_directives is None:
         if directives_in is not None:
             may_have_directives = DIRECTIVE_MARK in directives_in
         else:
             may_have_directives = any(DIRECTIVE_MARK in line for line in lines)
+    bodies = tuple(body_diagnostics(lines, tree, directives=bool(may_have_directives)))
     return finish_analysis(
         language,
         lines,
