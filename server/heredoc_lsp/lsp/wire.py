@@ -124,20 +124,11 @@ def diagnostic_text(
             rng = f'{{"start":{{"line":{line},"character":{start}}},"end":{{"line":{line},"character":{end}}}}}'
     if rng is None:
         rng = range_text(codec, lines, span)
-    head = f'{{"range":{rng}{_head(d.message, d.severity, d.code)}'
-    more = related and d.related
-    extra = data and d.data
-    if not more and not extra:
-        return head + "}"
-    parts = [head]
-    if more:
-        location = f'{{"uri":{_jstr(uri)},"range":'
-        items = ",".join(
-            f'{{"location":{location}{range_text(codec, lines, r.span)}}},"message":{_jstr(r.message)}}}'
-            for r in d.related
-        )
-        parts.append(f',"relatedInformation":[{items}]')
-    if data and d.data:
-        parts.append(f',"data":{data_text(d.data)}')
-    parts.append("}")
-    return "".join(parts)
+    tail = f',"data":{data_text(d.data)}}}' if data and d.data else "}"
+    if not (related and d.related):
+        return f'{{"range":{rng}{_head(d.message, d.severity, d.code)}{tail}'
+    location = f'{{"uri":{_jstr(uri)},"range":'
+    items = ",".join(
+        f'{{"location":{location}{range_text(codec, lines, r.span)}}},"message":{_jstr(r.message)}}}' for r in d.related
+    )
+    return f'{{"range":{rng}{_head(d.message, d.severity, d.code)},"relatedInformation":[{items}]{tail}'
