@@ -65,8 +65,9 @@ def _newline_of(text: str) -> str:
     return "\n"
 
 
-def _position(d: Diagnostic) -> tuple[int, int, int, int]:
-    return (d.span.start_line, d.span.start_col, int(d.severity), 0)
+def _position(d: Diagnostic) -> tuple[int, int, Severity]:
+    span = d.span
+    return (span.start_line, span.start_col, d.severity)
 
 
 def analyze(
