@@ -3,6 +3,9 @@ incremental re-analysis (docs/bodies.md)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -207,3 +210,20 @@ def test_plain_heredoc_commands_are_not_read_word_by_word() -> None:
     assert len(found) == 500 and all(d.data == {"language": "json"} for d in found)
     assert cli_body_diagnostics(parse_cli(["python3 - <<EOF", "print(", "EOF"]))[0].data == {"language": "python"}
     assert STATS["read"] == 1
+
+
+def test_common_lines_compile_no_lazy_pattern() -> None:
+    """After a first parse (the server's warm-up), checking an assignment, ``cat <<EOF`` and a JSON body with extra
+    data (common lines) compiles none of the patterns kept for rarer lines (a fresh process: they stay compiled)."""
+    code = (
+        "from heredoc_lsp.analysis.core import analyze\nfrom heredoc_lsp.languages import Language\n"
+        "from heredoc_lsp.syntax import body_check, body_language, cli, schema\n"
+        "def compiled():\n"
+        "    found = [(n, p) for m in (body_check, body_language, cli, schema) for n, p in vars(m).items()]\n"
+        "    return {n for n, p in found if repr(p)[:13] == 'lazy_compile(' and len(vars(p)) > 1}\n"
+        "cli.parse_cli(('x <<EOF', 'a', 'EOF'))\nbefore = compiled()\n"
+        "found = analyze('X=1\\ncat <<EOF\\n#!x\\nEOF\\nload <<JSON\\n {} 1\\nJSON\\n', Language.CLI).diagnostics\n"
+        "print([d.code for d in found], sorted(compiled() - before))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "['no_effect', 'body_syntax'] []\n"
