@@ -140,6 +140,7 @@ _MARKED = frozenset((_HARD + '#"=!').encode()) | frozenset(range(0x80, 0x100))
 _UNMARKED = bytes(b for b in range(0x100) if b not in _MARKED and b != 0x0A)  # ("\n" is kept: it splits the lines)
 _QUIET_MARKS = frozenset({b'""', b'""""'})  # marks of a line as good as none: an even number of `"` alone
 _MARKS_CHUNK = 4096
+_WARNING = Severity.WARNING
 
 
 def _with_args(args: Sequence[str]) -> bool:
@@ -1086,9 +1087,9 @@ class _Scanner:
         found = _no_effect_message(t)
         if found is not None:
             name, message = found
-            self.diagnostics.append(
-                warning(Span(i, col, i, col + len(t)), "no_effect", message, data={"command": name})
-            )
+            # (built positionally: warning()'s keywords and enum lookup would double the cost of the common lint)
+            span = Span(i, col, i, col + len(t))
+            self.diagnostics.append(Diagnostic(span, _WARNING, "no_effect", message, (), {"command": name}))
 
     def _orphan_option(self, i: int, col: int, command: str) -> None:
         word = _FIRST_WORD.match(command).group()  # type: ignore[union-attr]  # command is trimmed, not empty
