@@ -683,9 +683,7 @@ def _no_effect(t: str) -> tuple[str, str, str] | None:
         return None
     if "$(" in t or any(c in t for c in _EFFECT_CHARS):
         return None
-    name, eq, value = t.partition("=")  # `NAME=value`, value without blanks, quotes nor `\`: an assignment
-    simple = eq == "=" and name.isascii() and name.isidentifier() and not any(c in value for c in " \t\f\v'\"\\")
-    if simple or is_only_assignments(t):
+    if is_only_assignments(t):
         return "assignment", "the variable", f"{t} <command>"
     if entry is None:
         return None

@@ -63,7 +63,10 @@ def env_prefix_end(command: str) -> int:
 
 def is_only_assignments(command: str) -> bool:
     """True for a command made of ``NAME=value`` assignments only (``X=1``, ``A=1 B="x y"``)."""
-    return "=" in command and _ONLY_ASSIGNMENTS.match(command) is not None
+    name, eq, value = command.partition("=")
+    if eq and name.isascii() and name.isidentifier() and not any(c in value for c in _BLANKS + "'\"\\"):
+        return True  # one assignment of a plain value (the common case) needs no pattern, so none is compiled
+    return bool(eq) and _ONLY_ASSIGNMENTS.match(command) is not None
 
 
 def _irregular(text: str) -> bool:
