@@ -246,7 +246,7 @@ def test_a_fork_bomb_is_bounded(workspace: Path, run_cli: RunCli) -> None:
         "r, w = os.pipe()\n"
         "n = 0\n"
         "try:\n"
-        "    while n < 700:\n"
+        "    while n < 1000:\n"
         "        if os.fork() == 0:\n"
         "            os.close(w)\n"
         "            os.read(r, 1)\n"
@@ -263,7 +263,12 @@ def test_a_fork_bomb_is_bounded(workspace: Path, run_cli: RunCli) -> None:
     forked = [line for line in done.stdout.split("\n") if "forked" in line]
     assert forked, done.stdout
     count = int(forked[-1].split("forked ", 1)[1].split("\\n", 1)[0].strip('"} '))
-    assert 8 <= count < 512
+    # As root the pids cgroup counts the command's processes only, so the bound is exact. As an ordinary user
+    # RLIMIT_NPROC counts all of the user's tasks: the limit is those at the start plus 512, and tasks of the user
+    # that end during the run (this test's own threads, an earlier test's server) free room for more forks (CI saw
+    # 514). Unbounded, the probe reaches 1000.
+    bound = 512 if os.geteuid() == 0 else 640
+    assert 8 <= count < bound
     assert "Resource temporarily unavailable" in done.stdout
 
 
